@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The targets are the pipeline: capture → wire → reassembly → HTTP → analysis → output.
+// A target imports only targets below it. Each C library is imported by exactly one Swift target
+// (CPcap by TrafficCapture; CZlib, CBrotli and CZstd by TrafficCodecs).
+let package = Package(
+    name: "traffic",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "traffic", targets: ["traffic"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPcap", pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
+            name: "CBrotli", pkgConfig: "libbrotlidec",
+            providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+
+        .target(name: "TrafficCodecs", dependencies: ["CZlib", "CBrotli", "CZstd"]),
+        .target(name: "TrafficCapture", dependencies: ["CPcap", "TrafficCodecs"]),
+        .target(name: "TrafficWire", dependencies: ["TrafficCapture"]),
+        .target(name: "TrafficReassembly", dependencies: ["TrafficWire"]),
+        .target(name: "TrafficHTTP", dependencies: ["TrafficReassembly", "TrafficCodecs"]),
+        .target(
+            name: "TrafficAnalysis",
+            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP"]),
+        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis"]),
+        .executableTarget(
+            name: "traffic",
+            dependencies: [
+                "TrafficAnalysis", "TrafficOutput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "TrafficCodecsTests", dependencies: ["TrafficCodecs"]),
+        .testTarget(name: "TrafficCaptureTests", dependencies: ["TrafficCapture"]),
+        .testTarget(name: "TrafficWireTests", dependencies: ["TrafficWire"]),
+        .testTarget(
+            name: "TrafficReassemblyTests",
+            dependencies: [
+                "TrafficReassembly",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(name: "TrafficHTTPTests", dependencies: ["TrafficHTTP"]),
+        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

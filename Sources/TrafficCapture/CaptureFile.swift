@@ -1,0 +1,185 @@
+import CPcap
+import TrafficCodecs
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pcap or pcapng capture opened through libpcap, possibly gzip-compressed, possibly stdin (`-`).
+///
+/// Read it once, start to end, with `readPackets`. Not thread-safe.
+public final class CaptureFile {
+    public let path: String
+    public let linkType: LinkType
+    /// The size of the file on disk, when known (not for stdin); progress compares `compressedBytesRead` with it.
+    public let fileSize: Int64?
+
+    private let handle: OpaquePointer
+    private let input: CaptureInput
+    private let stream: UnsafeMutablePointer<FILE>
+
+    /// Link types the wire decoder understands; others are rejected at open, by name.
+    public static let supportedLinkTypes: Set<LinkType> = [
+        .null, .ethernet, .raw, .rawOpenBSD, .rawLinktype, .loop, .linuxSLL, .ipv4, .ipv6, .linuxSLL2,
+    ]
+
+    public init(path: String) throws(CaptureError) {
+        LinkType.nameLookup = { dlt in
+            guard let name = pcap_datalink_val_to_name(dlt) else { return nil }
+            return String(cString: name)
+        }
+        self.path = path
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = dup(0)
+            fileSize = nil
+        } else {
+            descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else {
+                throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
+            var info = stat()
+            if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                close(descriptor)
+                throw .cannotOpen(path: path, reason: "is a directory")
+            }
+            fileSize = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        }
+        guard let reader = GzipFileReader(descriptor: descriptor) else {
+            close(descriptor)
+            throw .cannotOpen(path: path, reason: "out of memory")
+        }
+        let input = CaptureInput(reader: reader)
+        guard let stream = input.makeStream() else {
+            throw .cannotOpen(path: path, reason: "cannot create a stream for libpcap")
+        }
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        // Nanosecond precision: libpcap scales microsecond captures up, so one code path serves both.
+        guard
+            let handle = pcap_fopen_offline_with_tstamp_precision(
+                stream, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
+        else {
+            fclose(stream)
+            let reason = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let gzipError = input.reader.lastError { throw .notACapture(path: path, reason: gzipError) }
+            throw .notACapture(path: path, reason: reason.isEmpty ? "unknown format" : reason)
+        }
+        self.handle = handle
+        self.input = input
+        self.stream = stream
+        self.linkType = LinkType(rawValue: pcap_datalink(handle))
+        guard Self.supportedLinkTypes.contains(linkType) else {
+            pcap_close(handle)
+            throw .unsupportedLinkType(path: path, linkType: linkType.description)
+        }
+    }
+
+    deinit { pcap_close(handle) }
+
+    /// Compiles a BPF expression with libpcap and applies it to every packet read after this call.
+    public func setFilter(_ expression: String) throws(CaptureError) {
+        var program = bpf_program()
+        guard pcap_compile(handle, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+            throw .invalidFilter(expression: expression, reason: String(cString: pcap_geterr(handle)))
+        }
+        defer { pcap_freecode(&program) }
+        guard pcap_setfilter(handle, &program) == 0 else {
+            throw .invalidFilter(expression: expression, reason: String(cString: pcap_geterr(handle)))
+        }
+    }
+
+    /// Bytes consumed from the file on disk (compressed bytes for a gzip capture).
+    public var compressedBytesRead: Int64 { input.reader.compressedPosition }
+
+    /// Calls `body` for every packet, in file order. Returns the damage that stopped reading early,
+    /// or nil when the capture ended cleanly. The packet's bytes are valid only during the call.
+    public func readPackets(_ body: (CapturedPacket) -> Void) -> CaptureDamage? {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        var goodOffset = Int64(ftello(stream))
+        while true {
+            let status = pcap_next_ex(handle, &header, &data)
+            if status == 1, let header, let data {
+                let h = header.pointee
+                let caplen = Int(h.caplen)
+                let time = CaptureTime(seconds: Int64(h.ts.tv_sec), nanoseconds: Int64(h.ts.tv_usec))
+                body(CapturedPacket(
+                    time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen),
+                    originalLength: Int(h.len)))
+                goodOffset = Int64(ftello(stream))
+                continue
+            }
+            if status == PCAP_ERROR_BREAK || status == -2 {
+                if let gzipError = input.reader.lastError {
+                    return CaptureDamage(offset: goodOffset, reason: "gzip: \(gzipError)")
+                }
+                return nil
+            }
+            var reason = String(cString: pcap_geterr(handle))
+            if let gzipError = input.reader.lastError { reason = "gzip: \(gzipError)" }
+            return CaptureDamage(offset: goodOffset, reason: reason)
+        }
+    }
+}
+
+/// Adapts `GzipFileReader` to a C `FILE *` so libpcap reads through zlib.
+final class CaptureInput {
+    let reader: GzipFileReader
+    init(reader: GzipFileReader) { self.reader = reader }
+
+    /// The stream holds a strong reference to `self` until libpcap closes it.
+    func makeStream() -> UnsafeMutablePointer<FILE>? {
+        let cookie = Unmanaged.passRetained(self).toOpaque()
+        #if os(Linux)
+        let functions = traffic_cookie_io_functions(
+            read: { cookie, buffer, size in
+                let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
+                return input.reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
+            },
+            write: nil,
+            seek: { cookie, offset, whence in
+                // Only ftell's query (offset 0 from the current position) is answered: a capture is read forwards.
+                let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
+                guard let offset, whence == SEEK_CUR, offset.pointee == 0 else { return -1 }
+                offset.pointee = input.reader.position
+                return 0
+            },
+            close: { cookie in
+                let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeRetainedValue()
+                input.reader.close()
+                return 0
+            })
+        guard let stream = traffic_fopencookie(cookie, "r", functions) else {
+            Unmanaged<CaptureInput>.fromOpaque(cookie).release()
+            return nil
+        }
+        return stream
+        #else
+        guard
+            let stream = funopen(
+                cookie,
+                { cookie, buffer, size in
+                    let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
+                    return Int32(input.reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size))))
+                },
+                nil,
+                { cookie, offset, whence in
+                    let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
+                    guard whence == SEEK_CUR, offset == 0 else { return -1 }
+                    return fpos_t(input.reader.position)
+                },
+                { cookie in
+                    let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeRetainedValue()
+                    input.reader.close()
+                    return 0
+                })
+        else {
+            Unmanaged<CaptureInput>.fromOpaque(cookie).release()
+            return nil
+        }
+        return stream
+        #endif
+    }
+}

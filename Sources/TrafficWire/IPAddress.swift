@@ -1,0 +1,75 @@
+/// An IPv4 or IPv6 address, stored inline (no allocation): IPv4 in the low 32 bits of `low`.
+public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var high: UInt64
+    public var low: UInt64
+    public var isIPv6: Bool
+
+    public init(ipv4 value: UInt32) {
+        high = 0
+        low = UInt64(value)
+        isIPv6 = false
+    }
+
+    public init(ipv6High high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+        isIPv6 = true
+    }
+
+    /// Reads 4 or 16 bytes in network order at `offset`; the caller has checked the length.
+    static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int, ipv6: Bool) -> IPAddress {
+        if ipv6 {
+            return IPAddress(ipv6High: bytes.loadBigEndianUInt64(at: offset), low: bytes.loadBigEndianUInt64(at: offset + 8))
+        }
+        return IPAddress(ipv4: bytes.loadBigEndianUInt32(at: offset))
+    }
+
+    public static func < (a: IPAddress, b: IPAddress) -> Bool {
+        (a.isIPv6 ? 1 : 0, a.high, a.low) < (b.isIPv6 ? 1 : 0, b.high, b.low)
+    }
+
+    /// Dotted quad, or RFC 5952 text for IPv6 (lower case, longest zero run compressed).
+    public var description: String {
+        if !isIPv6 {
+            let v = UInt32(truncatingIfNeeded: low)
+            return "\(v >> 24).\((v >> 16) & 0xff).\((v >> 8) & 0xff).\(v & 0xff)"
+        }
+        var groups = [UInt16](repeating: 0, count: 8)
+        for i in 0..<4 {
+            groups[i] = UInt16(truncatingIfNeeded: high >> UInt64(48 - 16 * i))
+            groups[4 + i] = UInt16(truncatingIfNeeded: low >> UInt64(48 - 16 * i))
+        }
+        // RFC 5952 §4.2: compress the longest run of two or more zero groups, the first on a tie.
+        var bestStart = -1, bestLength = 0, runStart = -1
+        for i in 0...8 {
+            if i < 8, groups[i] == 0 {
+                if runStart < 0 { runStart = i }
+            } else if runStart >= 0 {
+                if i - runStart > bestLength, i - runStart >= 2 { bestStart = runStart; bestLength = i - runStart }
+                runStart = -1
+            }
+        }
+        func hex(_ range: Range<Int>) -> String {
+            range.map { String(groups[$0], radix: 16) }.joined(separator: ":")
+        }
+        if bestStart < 0 { return hex(0..<8) }
+        return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
+    }
+}
+
+/// An address and a TCP port; written `ip:port`, IPv6 in brackets (`[::1]:443`).
+public struct Endpoint: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var address: IPAddress
+    public var port: UInt16
+
+    public init(address: IPAddress, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
+
+    public static func < (a: Endpoint, b: Endpoint) -> Bool { (a.address, a.port) < (b.address, b.port) }
+
+    public var description: String {
+        address.isIPv6 ? "[\(address)]:\(port)" : "\(address):\(port)"
+    }
+}

@@ -1,0 +1,72 @@
+import TrafficCapture
+import TrafficReassembly
+
+/// One HTTP/1.x request or response as it crossed the wire, with the exact size of every part.
+///
+/// Every request and every response is a record of its own: a request may never get a response,
+/// and a capture can start after a request was sent.
+///
+/// ```
+///  GET /a?b=1 HTTP/1.1\r\n                     ┐ lineBytes (start line + CRLF)                    ┐
+///  Host: example.com\r\n                       ┐                                                   │
+///  Cookie: id=42\r\n                           │ headerBytes (field lines + their line endings     │ transferBytes
+///  Transfer-Encoding: chunked\r\n              │   + the empty line); cookieBytes ⊂ headerBytes    │ (what the message
+///  \r\n                                        ┘                                                   │  occupied in the
+///  1a;ext=1\r\n <26 bytes of gzip> \r\n        ┐ bodyBytes: as sent, chunk framing and trailers    │  TCP stream)
+///  0\r\n Trailer: x\r\n \r\n                   ┘   encodedBodyBytes = 26 (after de-chunking)       ┘
+///                                                  decodedBodyBytes = size after gunzip (nil if it failed)
+/// ```
+public struct HTTPMessageRecord: Sendable {
+    public enum Kind: String, Sendable { case request, response }
+
+    // Identity and context
+    public var connection: Int
+    /// Position of the exchange on its connection, from 1; interim (1xx) responses share their request's index.
+    public var index: Int
+    public var kind: Kind
+    /// Capture time of the message's first byte.
+    public var time: CaptureTime
+    public var client: String
+    public var server: String
+    public var method: String?
+    public var status: Int?
+    /// `HTTP/1.1`, `HTTP/1.0`, or `HTTP/0.9`.
+    public var version: String?
+    public var host: String
+    public var path: String
+    public var query: String?
+
+    // Sizes, in bytes
+    public var lineBytes: Int = 0
+    public var headerBytes: Int = 0
+    public var cookieBytes: Int = 0
+    public var bodyBytes: Int = 0
+    public var encodedBodyBytes: Int = 0
+    /// nil when content decoding failed or was capped: never a guess.
+    public var decodedBodyBytes: Int? = 0
+    public var missingBytes: Int = 0
+    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes }
+
+    // Description and flags
+    public var contentType: String?
+    public var contentEncoding: String?
+    public var transferEncoding: String?
+    public var complete: Bool = true
+    public var paired: Bool = false
+    /// Anomalies in snake_case, e.g. `malformed_length`, `decode_error`, `upgrade`, `tunnel`, `http09`, `truncated`.
+    public var flags: [String] = []
+
+    public init(
+        connection: Int, index: Int, kind: Kind, time: CaptureTime, client: String, server: String,
+        host: String, path: String
+    ) {
+        self.connection = connection
+        self.index = index
+        self.kind = kind
+        self.time = time
+        self.client = client
+        self.server = server
+        self.host = host
+        self.path = path
+    }
+}

@@ -1,0 +1,12 @@
+import TrafficReassembly
+
+/// Settings of one analysis run.
+public struct AnalysisOptions: Sendable {
+    /// A BPF expression compiled by libpcap, applied before decoding.
+    public var filter: String?
+    public var reassemblyLimits = TCPReassemblyLimits()
+    /// Keep every connection's summary (for `traffic connections`); the report needs only totals.
+    public var keepConnections = true
+
+    public init() {}
+}

@@ -1,0 +1,86 @@
+import TrafficCapture
+import TrafficReassembly
+import TrafficWire
+
+/// The result of reading one capture through the capture, wire and reassembly stages.
+public struct CaptureAnalysis: Sendable {
+    public var summary: CaptureSummary
+    /// Every connection, ordered by connection number (empty unless `keepConnections`).
+    public var connections: [TCPConnectionSummary] = []
+    public var connectionCount = 0
+    /// Anomaly counts by stable snake_case name; only non-zero ones.
+    public var anomalies: [String: Int] = [:]
+    public var warnings: [AnalysisWarning] = []
+
+    /// Reads `path` start to end. `makeHandler` supplies the next stage for each connection.
+    /// Throws only when nothing could be read; damage later in the file becomes a warning.
+    public static func run(
+        path: String, options: AnalysisOptions,
+        makeHandler: @escaping TCPReassembler.HandlerFactory = { _ in nil },
+        progress: ((Int64, Int64?) -> Void)? = nil
+    ) throws(CaptureError) -> CaptureAnalysis {
+        let file = try CaptureFile(path: path)
+        if let filter = options.filter { try file.setFilter(filter) }
+        var summary = CaptureSummary(path: path, linkType: file.linkType.description)
+        var connections: [TCPConnectionSummary] = []
+        let keep = options.keepConnections
+        let reassembler = TCPReassembler(limits: options.reassemblyLimits, makeHandler: makeHandler) { ended in
+            if keep { connections.append(ended) }
+        }
+        var decoder = PacketDecoder(linkType: file.linkType)
+        var fragmentFrames = 0, fragmentBytes = 0
+        var sinceProgress = 0
+        let damage = file.readPackets { packet in
+            summary.packets += 1
+            summary.frameBytes += packet.originalLength
+            if summary.firstPacket == nil { summary.firstPacket = packet.time }
+            summary.lastPacket = packet.time
+            switch decoder.decode(packet) {
+            case .tcp(let segment):
+                // Fragment frames held earlier are now part of this segment's frame bytes.
+                if segment.frameCount > 1 {
+                    fragmentFrames -= segment.frameCount - 1
+                    fragmentBytes -= segment.frameBytes - packet.originalLength
+                }
+                reassembler.process(segment, time: packet.time)
+            case .nonTCP:
+                summary.nonTCPPackets += 1
+                summary.nonTCPFrameBytes += packet.originalLength
+            case .fragmentHeld:
+                fragmentFrames += 1
+                fragmentBytes += packet.originalLength
+            case .malformed:
+                summary.undecodedPackets += 1
+                summary.undecodedFrameBytes += packet.originalLength
+            }
+            if let progress {
+                sinceProgress += 1
+                if sinceProgress == 4096 {
+                    sinceProgress = 0
+                    progress(file.compressedBytesRead, file.fileSize)
+                }
+            }
+        }
+        reassembler.finish()
+        // Fragments of datagrams that never completed carried no analysable TCP.
+        summary.undecodedPackets += fragmentFrames
+        summary.undecodedFrameBytes += fragmentBytes
+        summary.damage = damage
+
+        var result = CaptureAnalysis(summary: summary)
+        result.connections = connections.sorted { $0.info.id < $1.info.id }
+        result.connectionCount = reassembler.connectionCount
+        for anomaly in WireAnomaly.allCases where decoder.count(of: anomaly) > 0 {
+            result.anomalies[anomaly.name] = decoder.count(of: anomaly)
+        }
+        for anomaly in TCPAnomaly.allCases where reassembler.count(of: anomaly) > 0 {
+            result.anomalies[anomaly.name] = reassembler.count(of: anomaly)
+        }
+        if let damage { result.warnings.append(AnalysisWarning(capture: path, message: damage.description)) }
+        if summary.undecodedPackets > 0 {
+            result.warnings.append(AnalysisWarning(
+                capture: path, message: "\(summary.undecodedPackets) packets could not be decoded (\(result.anomalies.filter { WireAnomaly.allCases.map(\.name).contains($0.key) }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ", ")))"))
+        }
+        return result
+    }
+}

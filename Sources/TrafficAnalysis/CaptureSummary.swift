@@ -1,0 +1,31 @@
+import TrafficCapture
+import TrafficWire
+
+/// What one capture file held, beyond its TCP connections.
+public struct CaptureSummary: Sendable {
+    public var path: String
+    public var linkType: String
+    public var packets = 0
+    /// pcap `len` of every frame.
+    public var frameBytes = 0
+    public var firstPacket: CaptureTime?
+    public var lastPacket: CaptureTime?
+    /// Frames that are not TCP over IP (ARP, UDP, ICMP, …): counted, not analysed.
+    public var nonTCPPackets = 0
+    public var nonTCPFrameBytes = 0
+    /// Frames too damaged to decode, and IP fragments still held when the capture ended.
+    public var undecodedPackets = 0
+    public var undecodedFrameBytes = 0
+    /// Damage that stopped reading early; packets before it were analysed.
+    public var damage: CaptureDamage?
+
+    public init(path: String, linkType: String) {
+        self.path = path
+        self.linkType = linkType
+    }
+
+    public var duration: CaptureTime {
+        guard let firstPacket, let lastPacket else { return .zero }
+        return firstPacket.duration(to: lastPacket)
+    }
+}

@@ -1,0 +1,120 @@
+import TrafficCapture
+import TrafficAnalysis
+import TrafficReassembly
+
+/// Renders `traffic connections`: one row per TCP connection, like `tshark -q -z conv,tcp`.
+public struct ConnectionsReport {
+    public var analyses: [CaptureAnalysis]
+
+    public init(analyses: [CaptureAnalysis]) { self.analyses = analyses }
+
+    public static let schema = "traffic.connections/1"
+
+    /// The direction object's fields, in contract order.
+    static func directionFields(_ s: TCPDirectionStats) -> [(name: String, value: Int)] {
+        [
+            ("packets", s.packets),
+            ("frame_bytes", s.frameBytes),
+            ("payload_bytes", s.payloadBytes),
+            ("delivered_bytes", s.deliveredBytes),
+            ("missing_bytes", s.missingBytes),
+            ("retransmitted_bytes", s.retransmittedBytes),
+            ("handshake_bytes", s.handshakeBytes),
+            ("teardown_bytes", s.teardownBytes),
+            ("ack_bytes", s.ackBytes),
+        ]
+    }
+
+    private var multipleCaptures: Bool { analyses.count > 1 }
+
+    public func render(_ format: OutputFormat, width: Int = 80, exactBytes: Bool = false) -> String {
+        switch format {
+        case .json: return json()
+        case .csv: return csv()
+        case .table: return table(width: width, exactBytes: exactBytes)
+        }
+    }
+
+    func json() -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("schema", Self.schema)
+        w.beginArray("connections")
+        for analysis in analyses {
+            for c in analysis.connections {
+                w.beginObject()
+                if multipleCaptures { w.field("capture", analysis.summary.path) }
+                w.field("connection", c.info.id)
+                w.field("client", c.info.client.description)
+                w.field("server", c.info.server.description)
+                w.field("start", raw: c.info.start.decimalString)
+                w.field("duration", raw: c.duration.decimalString)
+                for direction in Direction.allCases {
+                    w.beginObject(direction.name)
+                    for (name, value) in Self.directionFields(c[direction]) { w.field(name, value) }
+                    w.endObject()
+                }
+                w.endObject()
+            }
+        }
+        w.endArray()
+        w.endObject()
+        return w.output + "\n"
+    }
+
+    func csv() -> String {
+        var w = CSVWriter()
+        var header = (multipleCaptures ? ["capture"] : []) + ["connection", "client", "server", "start", "duration"]
+        for direction in Direction.allCases {
+            header += Self.directionFields(TCPDirectionStats()).map { "\(direction.name)_\($0.name)" }
+        }
+        w.row(header)
+        for analysis in analyses {
+            for c in analysis.connections {
+                var row = (multipleCaptures ? [analysis.summary.path] : [])
+                    + ["\(c.info.id)", c.info.client.description, c.info.server.description,
+                       c.info.start.decimalString, c.duration.decimalString]
+                for direction in Direction.allCases { row += Self.directionFields(c[direction]).map { "\($0.value)" } }
+                w.row(row)
+            }
+        }
+        return w.output
+    }
+
+    func table(width: Int, exactBytes: Bool) -> String {
+        func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
+        var table = TextTable(columns: [
+            .init("#"), .init("client", .left, shrinkable: true), .init("server", .left, shrinkable: true),
+            .init("pkts →"), .init("bytes →"), .init("pkts ←"), .init("bytes ←"),
+            .init("setup+close"), .init("missing"), .init("duration"),
+        ])
+        for analysis in analyses {
+            for c in analysis.connections {
+                let a = c.clientToServer, b = c.serverToClient
+                table.rows.append([
+                    "\(c.info.id)", c.info.client.description, c.info.server.description,
+                    "\(a.packets)", bytes(a.frameBytes), "\(b.packets)", bytes(b.frameBytes),
+                    bytes(a.handshakeBytes + a.teardownBytes + b.handshakeBytes + b.teardownBytes),
+                    bytes(a.missingBytes + b.missingBytes), Self.seconds(c.duration),
+                ])
+            }
+        }
+        var text = table.render(width: width)
+        let count = analyses.reduce(0) { $0 + $1.connections.count }
+        let packets = analyses.reduce(0) { $0 + $1.summary.packets }
+        text += "\(count) connections, \(packets) packets"
+        text += "; arrows: → client to server, ← server to client; bytes are frame bytes\n"
+        return text
+    }
+
+    static func seconds(_ time: CaptureTime) -> String {
+        let milliseconds = time.nanoseconds / 1_000_000
+        return "\(milliseconds / 1000).\(threeDigits(Int(milliseconds % 1000)))s"
+    }
+}
+
+/// `value` as three digits with leading zeros (milliseconds after the decimal point).
+func threeDigits(_ value: Int) -> String {
+    let digits = String(value)
+    return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+}

@@ -1,0 +1,4 @@
+/// How a report is rendered.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case table, csv, json
+}

@@ -1,0 +1,77 @@
+/// A plain-text table with aligned columns that fits a terminal width by shortening one column
+/// in the middle (`/api/very…/long/path`).
+public struct TextTable {
+    public enum Alignment { case left, right }
+    public struct Column {
+        public var title: String
+        public var alignment: Alignment
+        /// The column that gives up width when the table is too wide.
+        public var shrinkable: Bool
+        public init(_ title: String, _ alignment: Alignment = .right, shrinkable: Bool = false) {
+            self.title = title
+            self.alignment = alignment
+            self.shrinkable = shrinkable
+        }
+    }
+
+    public var columns: [Column]
+    public var rows: [[String]] = []
+    /// Rows drawn under a rule after the body, e.g. totals.
+    public var footer: [[String]] = []
+
+    public init(columns: [Column]) { self.columns = columns }
+
+    public func render(width: Int = 80) -> String {
+        var widths = columns.map { $0.title.count }
+        for row in rows + footer {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
+        let total = widths.reduce(0, +) + 2 * (columns.count - 1)
+        if total > width, let shrink = columns.firstIndex(where: \.shrinkable) {
+            widths[shrink] = max(columns[shrink].title.count, 8, widths[shrink] - (total - width))
+        }
+        var lines: [String] = []
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (i, column) in columns.enumerated() {
+                var cell = i < cells.count ? cells[i] : ""
+                if cell.count > widths[i] { cell = Self.shortenMiddle(cell, to: widths[i]) }
+                let padding = String(repeating: " ", count: widths[i] - cell.count)
+                parts.append(column.alignment == .left ? cell + padding : padding + cell)
+            }
+            var text = parts.joined(separator: "  ")
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text
+        }
+        lines.append(line(columns.map(\.title)))
+        lines.append(String(repeating: "─", count: min(width, widths.reduce(0, +) + 2 * (columns.count - 1))))
+        lines += rows.map(line)
+        if !footer.isEmpty {
+            lines.append(String(repeating: "─", count: min(width, widths.reduce(0, +) + 2 * (columns.count - 1))))
+            lines += footer.map(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Keeps the start and the end of `text`, which say the most about a path.
+    public static func shortenMiddle(_ text: String, to width: Int) -> String {
+        guard text.count > width, width >= 3 else { return String(text.prefix(width)) }
+        let keep = width - 1
+        let head = (keep + 1) / 2
+        return String(text.prefix(head)) + "…" + String(text.suffix(keep - head))
+    }
+}
+
+/// Human units for byte counts: B, KiB, MiB, GiB with one decimal.
+public func humanBytes(_ value: Int) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var amount = Double(value)
+    var unit = 0
+    while abs(amount) >= 1024, unit < units.count - 1 {
+        amount /= 1024
+        unit += 1
+    }
+    if unit == 0 { return "\(value) B" }
+    let tenths = Int((amount * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10)) \(units[unit])"
+}

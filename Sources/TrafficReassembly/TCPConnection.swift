@@ -1,0 +1,285 @@
+import TrafficCapture
+import TrafficWire
+
+/// One TCP connection in the reassembler's table: both directions, their accounting, and the
+/// handler that receives the reassembled bytes.
+final class TCPConnection {
+    let info: TCPConnectionInfo
+    var clientToServer = TCPStreamState()
+    var serverToClient = TCPStreamState()
+    var handler: (any TCPStreamHandler)?
+    var lastSeen: CaptureTime
+    /// Both streams have been flushed and the handler finished; the entry lingers only for late packets.
+    private(set) var streamsFinished = false
+    var sawSYN = false
+    var sawFIN = false
+    var sawRST = false
+    /// The SYN-ACK's sequence number: the ACK carrying it + 1 completes the handshake.
+    private var serverISN: UInt32?
+    private var handshakeCompleted = false
+
+    init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
+        self.info = info
+        self.handler = handler
+        self.lastSeen = info.start
+    }
+
+    func direction(of segment: TCPSegment) -> Direction {
+        segment.source == info.client && segment.destination == info.server ? .clientToServer : .serverToClient
+    }
+
+    /// Accounts one segment and delivers whatever it makes contiguous. Returns the new number of bytes held back.
+    func process(_ segment: TCPSegment, time: CaptureTime, limits: TCPReassemblyLimits, bufferedTotal: inout Int,
+                 anomalies: inout [Int]) {
+        lastSeen = time
+        let direction = direction(of: segment)
+        let flags = segment.flags
+        let context = TCPSegmentContext(time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes)
+        var stats = self[direction].stats
+        stats.packets += segment.frameCount
+        stats.frameBytes += segment.frameBytes
+        stats.payloadBytes += segment.payloadLength
+        let headerBytes = segment.headerBytes
+
+        // The class of the frame's non-payload bytes.
+        enum Control { case handshake, teardown, none }
+        var control = Control.none
+        var dataSequence = segment.sequenceNumber
+        if flags.contains(.syn) {
+            control = .handshake
+            sawSYN = true
+            dataSequence &+= 1  // the SYN occupies one sequence number (RFC 9293 §3.4)
+            if self[direction].synSequence == nil {
+                self[direction].synSequence = segment.sequenceNumber
+                // A SYN fixes the stream's origin even if bytes were seen before it (capture reordering is rare).
+                if !self[direction].started { self[direction].start(at: segment.sequenceNumber &+ 1) }
+            }
+            if flags.contains(.ack), direction == .serverToClient { serverISN = segment.sequenceNumber }
+        } else if flags.contains(.rst) || flags.contains(.fin) {
+            control = .teardown
+        }
+
+        if segment.payloadLength > 0 {
+            if !self[direction].started { self[direction].start(at: dataSequence) }
+            let offset = self[direction].offset(of: dataSequence)
+            let next = self[direction].nextOffset
+            if control == .none, segment.payloadLength <= 1, offset == next - 1 {
+                // A keep-alive probe repeats the last byte (or none) to poke the peer (RFC 9293 §3.8.4).
+                stats.ackPackets += segment.frameCount
+                stats.ackBytes += segment.frameBytes
+                stats.retransmittedBytes += segment.payloadLength
+            } else {
+                let fresh = add(segment, direction: direction, offset: offset, context: context, limits: limits,
+                                bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+                stats.retransmittedBytes += segment.payloadLength - fresh
+                switch control {
+                case .handshake:
+                    stats.handshakePackets += segment.frameCount
+                    stats.handshakeBytes += headerBytes
+                case .teardown:
+                    stats.teardownPackets += segment.frameCount
+                    stats.teardownBytes += headerBytes
+                case .none:
+                    break
+                }
+                if control != .none {
+                    if fresh > 0 { stats.dataPayloadBytes += segment.payloadLength } else {
+                        stats.retransmissionFrameBytes += segment.payloadLength
+                    }
+                } else if fresh > 0 {
+                    stats.dataPackets += segment.frameCount
+                    stats.dataHeaderBytes += headerBytes
+                    stats.dataPayloadBytes += segment.payloadLength
+                } else {
+                    stats.retransmissionPackets += segment.frameCount
+                    stats.retransmissionFrameBytes += segment.frameBytes
+                }
+            }
+        } else {
+            switch control {
+            case .handshake:
+                stats.handshakePackets += segment.frameCount
+                stats.handshakeBytes += segment.frameBytes
+            case .teardown:
+                stats.teardownPackets += segment.frameCount
+                stats.teardownBytes += segment.frameBytes
+            case .none:
+                let other = self[direction.opposite]
+                if flags.contains(.ack), direction == .clientToServer, !handshakeCompleted, let serverISN,
+                    segment.acknowledgmentNumber == serverISN &+ 1
+                {
+                    handshakeCompleted = true
+                    stats.handshakePackets += segment.frameCount
+                    stats.handshakeBytes += segment.frameBytes
+                } else if flags.contains(.ack), let fin = other.finOffset, other.started,
+                    other.offset(of: segment.acknowledgmentNumber) > fin
+                {
+                    stats.teardownPackets += segment.frameCount
+                    stats.teardownBytes += segment.frameBytes
+                } else {
+                    stats.ackPackets += segment.frameCount
+                    stats.ackBytes += segment.frameBytes
+                }
+            }
+        }
+        // `add` delivered or skipped bytes meanwhile: those two counters are its, not the local copy's.
+        stats.deliveredBytes = self[direction].stats.deliveredBytes
+        stats.missingBytes = self[direction].stats.missingBytes
+        self[direction].stats = stats
+
+        if flags.contains(.fin) {
+            sawFIN = true
+            if !self[direction].started { self[direction].start(at: dataSequence) }
+            let fin = self[direction].offset(of: dataSequence) + Int64(segment.payloadLength)
+            if self[direction].finOffset == nil { self[direction].finOffset = fin }
+        }
+        if flags.contains(.rst) { sawRST = true }
+
+        // A receiver that acknowledges bytes beyond a hole has them: the hole was lost by the capture,
+        // not by the network, and no retransmission will fill it. Give it up now instead of at close.
+        if flags.contains(.ack), !streamsFinished {
+            let other = direction.opposite
+            if self[other].started, let first = self[other].pending.first,
+                self[other].offset(of: segment.acknowledgmentNumber) >= first.offset
+            {
+                skip(to: first.offset, direction: other, time: time)
+                drain(other, bufferedTotal: &bufferedTotal)
+            }
+        }
+
+        if !streamsFinished {
+            if sawRST {
+                finishStreams(time: time, bufferedTotal: &bufferedTotal)
+            } else if let c = clientToServer.finOffset, let s = serverToClient.finOffset,
+                clientToServer.nextOffset >= c, serverToClient.nextOffset >= s
+            {
+                finishStreams(time: time, bufferedTotal: &bufferedTotal)
+            }
+        }
+    }
+
+    /// Delivers or holds the segment's payload; returns how many of its bytes were new.
+    private func add(_ segment: TCPSegment, direction: Direction, offset: Int64, context: TCPSegmentContext,
+                     limits: TCPReassemblyLimits, bufferedTotal: inout Int, anomalies: inout [Int]) -> Int {
+        let end = offset + Int64(segment.payloadLength)
+        let capturedEnd = offset + Int64(segment.payload.count)
+        let next = self[direction].nextOffset
+        if self[direction].pending.isEmpty, offset <= next, !streamsFinished {
+            // The common case, in order with nothing held back: straight from the packet, no copy, no allocation.
+            guard end > next else { return 0 }
+            if capturedEnd > next {
+                deliver(UnsafeRawBufferPointer(rebasing: segment.payload[Int(next - offset)...]), direction: direction,
+                        context: context)
+            }
+            skip(to: end, direction: direction, time: context.time)
+            return Int(end - next)
+        }
+        let fresh = self[direction].uncovered(offset..<end)
+        let freshCount = fresh.reduce(0) { $0 + Int($1.count) }
+        guard freshCount > 0 else { return 0 }
+        if streamsFinished {
+            anomalies[TCPAnomaly.dataAfterClose.rawValue] += 1
+            return freshCount
+        }
+        // Hold back every fresh range but one starting at `next`, which goes straight from the packet.
+        for range in fresh {
+            for (piece, isData) in [(range.clamped(to: offset..<capturedEnd), true),
+                                    (range.clamped(to: capturedEnd..<end), false)] where !piece.isEmpty {
+                if piece.lowerBound == next && isData { continue }
+                var held = TCPStreamState.Piece(offset: piece.lowerBound, bytes: [], gapLength: 0, context: context)
+                if isData {
+                    let from = Int(piece.lowerBound - offset), to = Int(piece.upperBound - offset)
+                    held.bytes = Array(UnsafeRawBufferPointer(rebasing: segment.payload[from..<to]))
+                    bufferedTotal += held.bytes.count
+                } else {
+                    held.gapLength = Int(piece.count)
+                }
+                self[direction].insert(held)
+            }
+        }
+        if let first = fresh.first, first.lowerBound == next, next < capturedEnd {
+            let stop = min(first.upperBound, capturedEnd)
+            let from = Int(next - offset), to = Int(stop - offset)
+            deliver(UnsafeRawBufferPointer(rebasing: segment.payload[from..<to]), direction: direction, context: context)
+        }
+        drain(direction, bufferedTotal: &bufferedTotal)
+        // Over a cap: give up the oldest hole, so memory stays bounded whatever the capture holds.
+        while !self[direction].pending.isEmpty,
+            self[direction].pendingBytes > limits.maxBufferedBytesPerConnection
+                || bufferedTotal > limits.maxBufferedBytesTotal
+        {
+            anomalies[TCPAnomaly.bufferOverflow.rawValue] += 1
+            skip(to: self[direction].pending[0].offset, direction: direction, time: context.time)
+            drain(direction, bufferedTotal: &bufferedTotal)
+        }
+        return freshCount
+    }
+
+    private func deliver(_ bytes: UnsafeRawBufferPointer, direction: Direction, context: TCPSegmentContext) {
+        self[direction].nextOffset += Int64(bytes.count)
+        self[direction].stats.deliveredBytes += bytes.count
+        handler?.receive(bytes, direction: direction, segment: context)
+    }
+
+    private func skip(to offset: Int64, direction: Direction, time: CaptureTime) {
+        let count = offset - self[direction].nextOffset
+        guard count > 0 else { return }
+        self[direction].nextOffset = offset
+        self[direction].stats.missingBytes += Int(count)
+        handler?.skip(Int(count), direction: direction, time: time)
+    }
+
+    /// Hands on held pieces that have become contiguous.
+    private func drain(_ direction: Direction, bufferedTotal: inout Int) {
+        guard !self[direction].pending.isEmpty else { return }
+        var delivered = 0
+        while delivered < self[direction].pending.count,
+            self[direction].pending[delivered].offset == self[direction].nextOffset
+        {
+            let piece = self[direction].pending[delivered]
+            if piece.bytes.isEmpty {
+                skip(to: piece.end, direction: direction, time: piece.context.time)
+            } else {
+                piece.bytes.withUnsafeBytes { deliver($0, direction: direction, context: piece.context) }
+                self[direction].pendingBytes -= piece.bytes.count
+                bufferedTotal -= piece.bytes.count
+            }
+            delivered += 1
+        }
+        if delivered > 0 { self[direction].pending.removeFirst(delivered) }
+    }
+
+    /// Flushes both directions (remaining holes become gaps) and finishes the handler. Idempotent.
+    func finishStreams(time: CaptureTime, bufferedTotal: inout Int) {
+        guard !streamsFinished else { return }
+        streamsFinished = true
+        for direction in Direction.allCases {
+            while let first = self[direction].pending.first {
+                skip(to: first.offset, direction: direction, time: time)
+                drain(direction, bufferedTotal: &bufferedTotal)
+            }
+            self[direction].pending = []
+        }
+        handler?.finish(time: time)
+        handler = nil
+    }
+
+    func summary(evicted: Bool) -> TCPConnectionSummary {
+        var summary = TCPConnectionSummary(info: info, end: lastSeen)
+        summary.clientToServer = clientToServer.stats
+        summary.serverToClient = serverToClient.stats
+        summary.sawSYN = sawSYN
+        summary.sawFIN = sawFIN
+        summary.sawRST = sawRST
+        summary.evicted = evicted
+        return summary
+    }
+
+    subscript(direction: Direction) -> TCPStreamState {
+        get { direction == .clientToServer ? clientToServer : serverToClient }
+        // In place: a get/set pair would copy `pending` on every mutation.
+        _modify {
+            if direction == .clientToServer { yield &clientToServer } else { yield &serverToClient }
+        }
+    }
+}

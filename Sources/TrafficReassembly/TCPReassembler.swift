@@ -1,0 +1,151 @@
+import TrafficCapture
+import TrafficWire
+
+/// Reassembles TCP connections from decoded segments and pushes in-order bytes to stream handlers.
+///
+/// Feed segments in capture order with `process`, then call `finish` once at the end of the
+/// capture. Connections are numbered like tshark's `tcp.stream`. Each connection's handler gets
+/// its bytes exactly once in sequence order, with holes as explicit skips, and `finish` exactly
+/// once. `connectionEnded` receives every connection's final accounting exactly once, when the
+/// reassembler lets go of it (after a linger for late packets, on eviction, or at the end).
+public final class TCPReassembler {
+    public typealias HandlerFactory = (TCPConnectionInfo) -> (any TCPStreamHandler)?
+
+    /// A connection's table key: its two endpoints in a canonical order.
+    struct FlowKey: Hashable {
+        var low: Endpoint
+        var high: Endpoint
+        init(_ a: Endpoint, _ b: Endpoint) {
+            if a < b { low = a; high = b } else { low = b; high = a }
+        }
+    }
+
+    public let limits: TCPReassemblyLimits
+    private let makeHandler: HandlerFactory
+    private let connectionEnded: (TCPConnectionSummary) -> Void
+    private var table: [FlowKey: TCPConnection] = [:]
+    /// Connections whose streams finished, oldest first, to expire after `closedLinger`.
+    private var closedQueue: [(key: FlowKey, id: Int, time: CaptureTime)] = []
+    private var closedQueueHead = 0
+    private var bufferedTotal = 0
+    private var lastSweep: CaptureTime?
+    public private(set) var connectionCount = 0
+    public private(set) var anomalies = [Int](repeating: 0, count: TCPAnomaly.allCases.count)
+
+    public init(limits: TCPReassemblyLimits = .init(), makeHandler: @escaping HandlerFactory,
+                connectionEnded: @escaping (TCPConnectionSummary) -> Void) {
+        self.limits = limits
+        self.makeHandler = makeHandler
+        self.connectionEnded = connectionEnded
+    }
+
+    public func count(of anomaly: TCPAnomaly) -> Int { anomalies[anomaly.rawValue] }
+
+    /// Connections currently held in the table.
+    public var openConnections: Int { table.count }
+
+    public func process(_ segment: TCPSegment, time: CaptureTime) {
+        let key = FlowKey(segment.source, segment.destination)
+        var connection: TCPConnection
+        if let existing = table[key] {
+            connection = existing
+            // Port reuse: a SYN on a 4-tuple whose connection has closed starts a new connection.
+            if segment.flags.contains(.syn), !segment.flags.contains(.ack),
+                existing.sawFIN || existing.sawRST || existing.streamsFinished
+            {
+                end(existing, key: key, time: time, evicted: false)
+                connection = open(segment, key: key, time: time)
+            }
+        } else {
+            connection = open(segment, key: key, time: time)
+        }
+        let wasFinished = connection.streamsFinished
+        connection.process(segment, time: time, limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+        if !wasFinished, connection.streamsFinished {
+            closedQueue.append((key, connection.info.id, time))
+        }
+        sweepIfDue(now: time)
+    }
+
+    /// Ends every connection still open: the end of the capture.
+    public func finish() {
+        let remaining = table.sorted { $0.value.info.id < $1.value.info.id }
+        for (key, connection) in remaining {
+            end(connection, key: key, time: connection.lastSeen, evicted: false)
+        }
+        closedQueue = []
+        closedQueueHead = 0
+    }
+
+    private func open(_ segment: TCPSegment, key: FlowKey, time: CaptureTime) -> TCPConnection {
+        let flags = segment.flags
+        let sourceIsClient: Bool
+        if flags.contains(.syn) {
+            sourceIsClient = !flags.contains(.ack)
+        } else if segment.source.port != segment.destination.port {
+            // Without a SYN, clients are recognised by their ephemeral (higher) port.
+            sourceIsClient = segment.source.port > segment.destination.port
+        } else {
+            sourceIsClient = true
+        }
+        let info = TCPConnectionInfo(
+            id: connectionCount,
+            client: sourceIsClient ? segment.source : segment.destination,
+            server: sourceIsClient ? segment.destination : segment.source,
+            start: time)
+        connectionCount += 1
+        let connection = TCPConnection(info: info, handler: makeHandler(info))
+        table[key] = connection
+        if table.count > limits.maxConnections { evictForRoom(now: time) }
+        return connection
+    }
+
+    private func end(_ connection: TCPConnection, key: FlowKey, time: CaptureTime, evicted: Bool) {
+        connection.finishStreams(time: max(time, connection.lastSeen), bufferedTotal: &bufferedTotal)
+        if table[key] === connection { table[key] = nil }
+        connectionEnded(connection.summary(evicted: evicted))
+    }
+
+    private func sweepIfDue(now: CaptureTime) {
+        // Expire closed connections as their linger ends: cheap, from the front of a FIFO.
+        while closedQueueHead < closedQueue.count,
+            now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > limits.closedLinger.nanoseconds
+        {
+            let entry = closedQueue[closedQueueHead]
+            closedQueueHead += 1
+            if let connection = table[entry.key], connection.info.id == entry.id {
+                end(connection, key: entry.key, time: now, evicted: false)
+            }
+        }
+        if closedQueueHead > 1024, closedQueueHead * 2 > closedQueue.count {
+            closedQueue.removeFirst(closedQueueHead)
+            closedQueueHead = 0
+        }
+        // Idle open connections: a full scan, at most once per tenth of the idle timeout.
+        guard let last = lastSweep else {
+            lastSweep = now
+            return
+        }
+        guard now.nanoseconds - last.nanoseconds > limits.idleTimeout.nanoseconds / 10 else { return }
+        lastSweep = now
+        let idle = table.filter { now.nanoseconds - $0.value.lastSeen.nanoseconds > limits.idleTimeout.nanoseconds }
+        for (key, connection) in idle.sorted(by: { $0.value.info.id < $1.value.info.id }) {
+            if !connection.streamsFinished { anomalies[TCPAnomaly.connectionTimedOut.rawValue] += 1 }
+            end(connection, key: key, time: now, evicted: !connection.streamsFinished)
+        }
+    }
+
+    /// The table is full: end closed connections first, then the least recently active tenth.
+    private func evictForRoom(now: CaptureTime) {
+        let closed = table.filter { $0.value.streamsFinished }
+        for (key, connection) in closed.sorted(by: { $0.value.info.id < $1.value.info.id }) {
+            end(connection, key: key, time: now, evicted: false)
+        }
+        guard table.count > limits.maxConnections * 9 / 10 else { return }
+        let victims = table.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(max(1, table.count / 10))
+        for (key, connection) in victims {
+            anomalies[TCPAnomaly.connectionEvicted.rawValue] += 1
+            end(connection, key: key, time: now, evicted: true)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import TrafficCapture
+
+/// Memory and time bounds of the reassembler: memory follows open connections, never capture size.
+public struct TCPReassemblyLimits: Sendable {
+    /// Out-of-order bytes buffered for one connection; beyond it the oldest hole becomes a gap.
+    public var maxBufferedBytesPerConnection = 4 << 20
+    /// Out-of-order bytes buffered across all connections.
+    public var maxBufferedBytesTotal = 32 << 20
+    /// Connections tracked at once; beyond it closed, then least recently active, connections are flushed.
+    /// A SYN scan of millions of ports therefore costs at most this many table entries.
+    public var maxConnections = 100_000
+    /// An open connection silent this long (capture time) is flushed. Zeek's tcp_inactivity_timeout is 5 minutes;
+    /// a longer one keeps tshark's stream numbering on captures with long idle keep-alive connections.
+    public var idleTimeout = CaptureTime(nanoseconds: 600_000_000_000)
+    /// A closed connection lingers this long so that late ACKs and retransmitted FINs still count to it.
+    public var closedLinger = CaptureTime(nanoseconds: 30_000_000_000)
+
+    public init() {}
+}

@@ -1,0 +1,228 @@
+import TrafficCapture
+
+/// Decodes captured frames (link → IPv4/IPv6 → TCP) into `TCPSegment`s.
+///
+/// Checks each header's length once, then reads named fields at fixed offsets. Nothing here
+/// allocates except the IP fragment reassembler, which copies fragments within a bounded buffer.
+public struct PacketDecoder {
+    /// What one frame turned out to be.
+    public enum Result {
+        /// A TCP segment; valid until the next call to `decode`.
+        case tcp(TCPSegment)
+        /// Not TCP over IP (ARP, UDP, ICMP, …): counted, not analysed.
+        case nonTCP
+        /// An IP fragment held until its datagram is complete.
+        case fragmentHeld
+        /// A frame too damaged to decode; the anomaly says why.
+        case malformed(WireAnomaly)
+    }
+
+    public let linkType: LinkType
+    public var fragments = IPFragmentReassembler()
+    public private(set) var anomalies = [Int](repeating: 0, count: WireAnomaly.allCases.count)
+
+    public init(linkType: LinkType) { self.linkType = linkType }
+
+    public mutating func decode(_ packet: CapturedPacket) -> Result {
+        let result = decodeLink(packet)
+        if case .malformed(let anomaly) = result { anomalies[anomaly.rawValue] += 1 }
+        return result
+    }
+
+    public func count(of anomaly: WireAnomaly) -> Int { anomalies[anomaly.rawValue] }
+
+    private enum Network { case ipv4, ipv6, other }
+
+    private mutating func decodeLink(_ packet: CapturedPacket) -> Result {
+        let bytes = packet.bytes
+        var offset = 0
+        var network = Network.other
+        switch linkType {
+        case .ethernet:
+            guard bytes.count >= 14 else { return .malformed(.truncatedHeader) }
+            var etherType = bytes.loadBigEndianUInt16(at: 12)
+            offset = 14
+            // 802.1Q (0x8100), 802.1ad QinQ (0x88a8) and the pre-standard 0x9100: 4-byte tags, possibly stacked.
+            while etherType == 0x8100 || etherType == 0x88a8 || etherType == 0x9100 {
+                guard bytes.count >= offset + 4 else { return .malformed(.truncatedHeader) }
+                etherType = bytes.loadBigEndianUInt16(at: offset + 2)
+                offset += 4
+            }
+            network = Self.network(etherType: etherType)
+        case .linuxSLL:
+            guard bytes.count >= 16 else { return .malformed(.truncatedHeader) }
+            network = Self.network(etherType: bytes.loadBigEndianUInt16(at: 14))
+            offset = 16
+        case .linuxSLL2:
+            guard bytes.count >= 20 else { return .malformed(.truncatedHeader) }
+            network = Self.network(etherType: bytes.loadBigEndianUInt16(at: 0))
+            offset = 20
+        case .null, .loop:
+            guard bytes.count >= 4 else { return .malformed(.truncatedHeader) }
+            // NULL stores the address family in the capturing host's byte order, LOOP in network order.
+            var family = bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
+            if linkType == .loop { family = UInt32(bigEndian: family) } else if family > 0xFFFF { family = family.byteSwapped }
+            switch family {
+            case 2: network = .ipv4
+            // AF_INET6 differs by OS: 10 Linux, 24 NetBSD/OpenBSD, 28 FreeBSD, 30 macOS.
+            case 10, 24, 28, 30: network = .ipv6
+            default: return .malformed(.unknownLinkProtocol)
+            }
+            offset = 4
+        default:
+            // Raw IP: the version nibble tells IPv4 from IPv6.
+            guard bytes.count >= 1 else { return .malformed(.truncatedHeader) }
+            switch bytes[0] >> 4 {
+            case 4: network = .ipv4
+            case 6: network = .ipv6
+            default: return .malformed(.badIPHeader)
+            }
+        }
+        // The frame length on the wire beyond the link header bounds what the IP layer can claim.
+        let linkBytes = offset
+        switch network {
+        case .ipv4: return decodeIPv4(packet, at: linkBytes)
+        case .ipv6: return decodeIPv6(packet, at: linkBytes)
+        case .other: return .nonTCP
+        }
+    }
+
+    private static func network(etherType: UInt16) -> Network {
+        switch etherType {
+        case 0x0800: .ipv4
+        case 0x86DD: .ipv6
+        default: .other
+        }
+    }
+
+    private mutating func decodeIPv4(_ packet: CapturedPacket, at start: Int) -> Result {
+        let bytes = packet.bytes
+        guard bytes.count >= start + 20 else { return .malformed(.truncatedHeader) }
+        let versionIHL = bytes[start]
+        guard versionIHL >> 4 == 4 else { return .malformed(.badIPHeader) }
+        let headerLength = Int(versionIHL & 0x0f) * 4
+        guard headerLength >= 20 else { return .malformed(.badIPHeader) }
+        guard bytes.count >= start + headerLength else { return .malformed(.truncatedHeader) }
+        var totalLength = Int(bytes.loadBigEndianUInt16(at: start + 2))
+        if totalLength == 0 {
+            // TCP segmentation offload: the sender's own capture shows a 0 total length (tshark
+            // reports the same quirk); the frame length is the only truth left.
+            totalLength = packet.originalLength - start
+        }
+        guard totalLength >= headerLength else { return .malformed(.badIPHeader) }
+        let fragmentField = bytes.loadBigEndianUInt16(at: start + 6)
+        let moreFragments = fragmentField & 0x2000 != 0
+        let fragmentOffset = Int(fragmentField & 0x1fff) * 8
+        let proto = bytes[start + 9]
+        let source = IPAddress.read(bytes, at: start + 12, ipv6: false)
+        let destination = IPAddress.read(bytes, at: start + 16, ipv6: false)
+        let payloadStart = start + headerLength
+        let payloadLength = totalLength - headerLength
+        if moreFragments || fragmentOffset != 0 {
+            guard proto == 6 else { return .nonTCP }
+            let key = IPFragmentReassembler.Key(
+                source: source, destination: destination, identification: UInt32(bytes.loadBigEndianUInt16(at: start + 4)))
+            return reassemble(key: key, packet: packet, payloadStart: payloadStart, payloadLength: payloadLength,
+                              fragmentOffset: fragmentOffset, moreFragments: moreFragments)
+        }
+        guard proto == 6 else { return .nonTCP }
+        return decodeTCP(packet, source: source, destination: destination, at: payloadStart, ipPayloadLength: payloadLength)
+    }
+
+    private mutating func decodeIPv6(_ packet: CapturedPacket, at start: Int) -> Result {
+        let bytes = packet.bytes
+        guard bytes.count >= start + 40 else { return .malformed(.truncatedHeader) }
+        guard bytes[start] >> 4 == 6 else { return .malformed(.badIPHeader) }
+        var payloadLength = Int(bytes.loadBigEndianUInt16(at: start + 4))
+        if payloadLength == 0 { payloadLength = packet.originalLength - start - 40 }  // jumbogram or offload
+        var next = bytes[start + 6]
+        let source = IPAddress.read(bytes, at: start + 8, ipv6: true)
+        let destination = IPAddress.read(bytes, at: start + 24, ipv6: true)
+        var offset = start + 40
+        var remaining = payloadLength
+        // RFC 8200 §4: walk the extension header chain up to the upper-layer header.
+        while true {
+            switch next {
+            case 6:
+                return decodeTCP(packet, source: source, destination: destination, at: offset, ipPayloadLength: remaining)
+            case 0, 43, 60, 135, 139, 140:  // hop-by-hop, routing, destination options, mobility, HIP, shim6
+                guard bytes.count >= offset + 2 else { return .malformed(.truncatedHeader) }
+                let length = (Int(bytes[offset + 1]) + 1) * 8
+                guard remaining >= length else { return .malformed(.badIPHeader) }
+                next = bytes[offset]
+                offset += length
+                remaining -= length
+            case 51:  // AH: its length is in 4-byte units, minus 2 (RFC 4302 §2.2)
+                guard bytes.count >= offset + 2 else { return .malformed(.truncatedHeader) }
+                let length = (Int(bytes[offset + 1]) + 2) * 4
+                guard remaining >= length else { return .malformed(.badIPHeader) }
+                next = bytes[offset]
+                offset += length
+                remaining -= length
+            case 44:  // fragment header (RFC 8200 §4.5)
+                guard bytes.count >= offset + 8, remaining >= 8 else { return .malformed(.truncatedHeader) }
+                let field = bytes.loadBigEndianUInt16(at: offset + 2)
+                let fragmentOffset = Int(field >> 3) * 8
+                let moreFragments = field & 1 != 0
+                let identification = bytes.loadBigEndianUInt32(at: offset + 4)
+                next = bytes[offset]
+                offset += 8
+                remaining -= 8
+                // An atomic fragment (offset 0, no more fragments; RFC 6946) is a whole datagram.
+                if fragmentOffset == 0 && !moreFragments { continue }
+                guard next == 6 else { return .nonTCP }
+                let key = IPFragmentReassembler.Key(source: source, destination: destination, identification: identification)
+                return reassemble(key: key, packet: packet, payloadStart: offset, payloadLength: remaining,
+                                  fragmentOffset: fragmentOffset, moreFragments: moreFragments)
+            default:
+                return .nonTCP
+            }
+        }
+    }
+
+    private mutating func reassemble(
+        key: IPFragmentReassembler.Key, packet: CapturedPacket, payloadStart: Int, payloadLength: Int,
+        fragmentOffset: Int, moreFragments: Bool
+    ) -> Result {
+        let available = max(0, min(payloadLength, packet.bytes.count - payloadStart))
+        let piece = UnsafeRawBufferPointer(rebasing: packet.bytes[payloadStart..<(payloadStart + available)])
+        switch fragments.add(key: key, time: packet.time, offset: fragmentOffset, claimedLength: payloadLength,
+                             bytes: piece, last: !moreFragments, frameBytes: packet.originalLength) {
+        case .held: return .fragmentHeld
+        case .dropped: return .malformed(.fragmentDropped)
+        case let .complete(datagram, frameBytes, frameCount):
+            return decodeTCPPayload(
+                datagram, source: key.source, destination: key.destination, ipPayloadLength: datagram.count,
+                frameBytes: frameBytes, frameCount: frameCount)
+        }
+    }
+
+    private func decodeTCP(
+        _ packet: CapturedPacket, source: IPAddress, destination: IPAddress, at start: Int, ipPayloadLength: Int
+    ) -> Result {
+        let region = UnsafeRawBufferPointer(rebasing: packet.bytes[min(start, packet.bytes.count)...])
+        return decodeTCPPayload(region, source: source, destination: destination, ipPayloadLength: ipPayloadLength,
+                                frameBytes: packet.originalLength, frameCount: 1)
+    }
+
+    /// `bytes` starts at the TCP header and holds what was captured of the IP payload.
+    private func decodeTCPPayload(
+        _ bytes: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress, ipPayloadLength: Int,
+        frameBytes: Int, frameCount: Int
+    ) -> Result {
+        guard bytes.count >= 20 else { return .malformed(.truncatedHeader) }
+        let dataOffset = Int(bytes[12] >> 4) * 4
+        guard dataOffset >= 20, dataOffset <= ipPayloadLength else { return .malformed(.badTCPHeader) }
+        guard bytes.count >= dataOffset else { return .malformed(.truncatedHeader) }
+        let payloadLength = ipPayloadLength - dataOffset
+        let capturedEnd = min(bytes.count, ipPayloadLength)
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[dataOffset..<capturedEnd])
+        return .tcp(TCPSegment(
+            source: Endpoint(address: source, port: bytes.loadBigEndianUInt16(at: 0)),
+            destination: Endpoint(address: destination, port: bytes.loadBigEndianUInt16(at: 2)),
+            sequenceNumber: bytes.loadBigEndianUInt32(at: 4),
+            acknowledgmentNumber: bytes.loadBigEndianUInt32(at: 8),
+            flags: TCPSegment.Flags(rawValue: bytes[13] & 0x1f),
+            payloadLength: payloadLength, payload: payload, frameBytes: frameBytes, frameCount: frameCount))
+    }
+}

@@ -1,0 +1,24 @@
+/// Named oddities of packet decoding, counted per capture (Zeek calls them "weirds").
+public enum WireAnomaly: Int, CaseIterable, Sendable {
+    /// The snaplen cut the packet inside its link, IP or TCP header.
+    case truncatedHeader
+    /// An IPv4 header length below 20 bytes, a total length below the header, or a bad version nibble.
+    case badIPHeader
+    /// A TCP data offset below 5 words or past the end of the IP payload.
+    case badTCPHeader
+    /// An IP fragment that could not be reassembled (overlap conflict, too large, timed out, or over the memory cap).
+    case fragmentDropped
+    /// A BSD loopback or cooked header with an unknown protocol.
+    case unknownLinkProtocol
+
+    /// The stable snake_case name used in reports.
+    public var name: String {
+        switch self {
+        case .truncatedHeader: "truncated_header"
+        case .badIPHeader: "bad_ip_header"
+        case .badTCPHeader: "bad_tcp_header"
+        case .fragmentDropped: "fragment_dropped"
+        case .unknownLinkProtocol: "unknown_link_protocol"
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import TrafficAnalysis
+import TrafficCapture
+import TrafficOutput
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension OutputFormat: ExpressibleByArgument {}
+
+/// Exit code for unreadable or invalid input (ArgumentParser uses 2 for usage errors).
+let inputErrorCode: Int32 = 3
+
+struct InputOptions: ParsableArguments {
+    @Argument(help: "Capture files (pcap or pcapng, optionally gzip-compressed); '-' reads stdin.")
+    var captures: [String]
+
+    @Option(help: "Only packets matching this BPF expression, compiled by libpcap (e.g. 'tcp port 8080').")
+    var filter: String?
+
+    func validate() throws {
+        if captures.isEmpty { throw ValidationError("give at least one capture file") }
+    }
+
+    /// Runs the lower stages on every capture; prints warnings; exits 3 when a capture cannot be read.
+    func analyze(options: AnalysisOptions,
+                 makeHandler: @escaping (Int) -> TrafficReassemblyHandlerFactory = { _ in { _ in nil } }) throws
+        -> [CaptureAnalysis]
+    {
+        var analyses: [CaptureAnalysis] = []
+        for (index, path) in captures.enumerated() {
+            do {
+                let analysis = try CaptureAnalysis.run(path: path, options: options, makeHandler: makeHandler(index))
+                for warning in analysis.warnings { printError(warning.description) }
+                analyses.append(analysis)
+            } catch {
+                printError("traffic: \(error)")
+                throw ExitCode(inputErrorCode)
+            }
+        }
+        return analyses
+    }
+}
+
+struct OutputOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "Output format: table, csv or json.")
+    var format: OutputFormat = .table
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
+    var output: String?
+
+    @Flag(name: .customLong("bytes"), help: "Exact byte counts in tables instead of KiB/MiB.")
+    var exactBytes = false
+
+    var terminalWidth: Int {
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 20 { return columns }
+        var size = winsize()
+        if isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        return 80
+    }
+
+    func write(_ text: String) throws {
+        guard let output else {
+            print(text, terminator: "")
+            return
+        }
+        guard let file = fopen(output, "w") else {
+            printError("traffic: \(output): cannot write: \(String(cString: strerror(errno)))")
+            throw ExitCode(inputErrorCode)
+        }
+        fputs(text, file)
+        fclose(file)
+    }
+}
+
+/// Writes one line to stderr (unbuffered, so it interleaves correctly with progress output).
+func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}

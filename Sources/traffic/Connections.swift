@@ -1,0 +1,27 @@
+import ArgumentParser
+import TrafficAnalysis
+import TrafficOutput
+
+struct Connections: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List TCP connections with packets and bytes each way, like tshark -z conv,tcp.",
+        discussion: """
+            Connections are numbered like tshark's tcp.stream. The client is the sender of the SYN.
+
+            Examples:
+              traffic connections capture.pcap
+              traffic connections --format csv -o conns.csv capture.pcap.gz
+              traffic connections --filter 'tcp port 8080' capture.pcapng
+            """)
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var options = AnalysisOptions()
+        options.filter = input.filter
+        let analyses = try input.analyze(options: options)
+        let report = ConnectionsReport(analyses: analyses)
+        try output.write(report.render(output.format, width: output.terminalWidth, exactBytes: output.exactBytes))
+    }
+}

@@ -1,0 +1,94 @@
+import TrafficHTTP
+
+/// Byte sums of one side (requests or responses) of a group.
+public struct SideTotals: Sendable, Equatable {
+    /// Sum of `transfer_bytes`.
+    public var bytes = 0
+    public var lineBytes = 0
+    public var headerBytes = 0
+    public var cookieBytes = 0
+    public var bodyBytes = 0
+    public var encodedBodyBytes = 0
+    /// Sum over records whose decoding succeeded; records with an unknown decoded size add nothing
+    /// here and are counted in `decodeUnknown` (never a guess).
+    public var decodedBodyBytes = 0
+    public var decodeUnknown = 0
+    /// Encoded body bytes of records that had a content coding, and their decoded size: the saving.
+    public var compressedBodyBytes = 0
+    public var uncompressedBodyBytes = 0
+
+    public init() {}
+
+    mutating func add(_ record: HTTPMessageRecord) {
+        bytes &+= record.transferBytes
+        lineBytes &+= record.lineBytes
+        headerBytes &+= record.headerBytes
+        cookieBytes &+= record.cookieBytes
+        bodyBytes &+= record.bodyBytes
+        encodedBodyBytes &+= record.encodedBodyBytes
+        if let decoded = record.decodedBodyBytes {
+            decodedBodyBytes &+= decoded
+            if record.contentEncoding != nil {
+                compressedBodyBytes &+= record.encodedBodyBytes
+                uncompressedBodyBytes &+= decoded
+            }
+        } else {
+            decodeUnknown += 1
+        }
+    }
+
+    mutating func add(_ other: SideTotals) {
+        bytes &+= other.bytes
+        lineBytes &+= other.lineBytes
+        headerBytes &+= other.headerBytes
+        cookieBytes &+= other.cookieBytes
+        bodyBytes &+= other.bodyBytes
+        encodedBodyBytes &+= other.encodedBodyBytes
+        decodedBodyBytes &+= other.decodedBodyBytes
+        decodeUnknown += other.decodeUnknown
+        compressedBodyBytes &+= other.compressedBodyBytes
+        uncompressedBodyBytes &+= other.uncompressedBodyBytes
+    }
+
+    /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.
+    public var compressionSavingBytes: Int { uncompressedBodyBytes - compressedBodyBytes }
+}
+
+/// The totals of one group of records.
+public struct GroupTotals: Sendable, Equatable {
+    public var requests = 0
+    public var responses = 0
+    public var request = SideTotals()
+    public var response = SideTotals()
+    /// Records cut by a gap or by the capture's edge; counted with the bytes actually seen.
+    public var incomplete = 0
+
+    public init() {}
+
+    public var totalBytes: Int { request.bytes &+ response.bytes }
+
+    mutating func add(_ record: HTTPMessageRecord) {
+        if record.kind == .request {
+            requests += 1
+            request.add(record)
+        } else {
+            responses += 1
+            response.add(record)
+        }
+        if !record.complete { incomplete += 1 }
+    }
+
+    mutating func add(_ other: GroupTotals) {
+        requests += other.requests
+        responses += other.responses
+        request.add(other.request)
+        response.add(other.response)
+        incomplete += other.incomplete
+    }
+}
+
+/// One row of the report: the values of the group-by fields, and the totals.
+public struct ReportGroup: Sendable {
+    public var keys: [String]
+    public var totals: GroupTotals
+}

@@ -1,0 +1,13 @@
+/// What `traffic analyze` groups, filters and keeps.
+public struct ReportOptions: Sendable {
+    public var groupBy: [GroupField] = [.host, .path]
+    public var paths = PathNormalizer(collapseIdentifiers: false)
+    /// fnmatch(3) globs on the record's host and path; nil matches everything.
+    public var hostGlob: String?
+    public var pathGlob: String?
+    /// Keep every record for `--messages`.
+    public var keepMessages = false
+    public var analysis = AnalysisOptions()
+
+    public init() {}
+}

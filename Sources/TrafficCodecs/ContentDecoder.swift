@@ -1,0 +1,140 @@
+/// Counts the decoded size of a body with stacked content codings, fed piece by piece.
+///
+/// Stages run innermost-last: for `Content-Encoding: gzip, br` the body is br-decoded, then gunzipped
+/// (RFC 9110 §8.4: codings are listed in the order they were applied). Each stage writes into its own
+/// slice of the shared scratch and hands that output straight to the next stage within the same
+/// `feed` call; only the last stage's output is counted.
+///
+/// Edge cases: an empty body is `.decoded(0)` whatever the coding (servers send `Content-Encoding`
+/// on empty 204/304/HEAD responses); with no non-identity coding the count is the body size and no
+/// cap applies; a complete stream followed by zero bytes is accepted, by other bytes is `.failed`.
+public final class ContentDecoder {
+    /// More stages than this is an attack, not a server: each one holds C state.
+    public static let maxStages = 8
+
+    private let scratch: DecodingScratch
+    private let maxDecodedBytes: Int
+    /// Innermost coding first (the decoding order); emptied once the outcome is known.
+    private var stages: [any DecodingStage]
+    /// Bytes from the last stage (or the body size with no stages).
+    private var decoded = 0
+    /// Total output of the stages before the last; bounded by the same cap.
+    private var intermediate = 0
+    /// Set on failure, cap or finish; feeds are then ignored.
+    private var outcome: ContentDecodingResult?
+
+    /// `codings` in the order they were APPLIED (the order of the Content-Encoding header); identity entries are ignored.
+    public init(codings: [ContentCoding], scratch: DecodingScratch, limits: ContentDecodingLimits = .init()) {
+        self.scratch = scratch
+        self.maxDecodedBytes = max(0, limits.maxDecodedBytes)
+        var stages: [any DecodingStage] = []
+        for coding in codings.reversed() {
+            switch coding {
+            case .identity: continue
+            case .gzip: stages.append(GzipStage())
+            case .deflate: stages.append(DeflateStage())
+            case .brotli: stages.append(BrotliStage())
+            case .zstd: stages.append(ZstdStage())
+            }
+        }
+        if stages.count > Self.maxStages {
+            self.stages = []
+            outcome = .failed("too many content codings (\(stages.count))")
+        } else {
+            self.stages = stages
+        }
+    }
+
+    /// Feeds the next encoded bytes. Cheap to call with tiny buffers. After a failure further input is ignored.
+    public func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard outcome == nil, !bytes.isEmpty else { return }
+        if stages.isEmpty {
+            decoded = Self.saturatingAdd(decoded, bytes.count)
+            return
+        }
+        _ = push(bytes, into: 0)
+    }
+
+    /// The body ended. `truncated` is true when the body did not arrive whole (then an incomplete stream is not an error in itself, but the count is not exact: return .failed("truncated")) — unless you already hold a failure.
+    ///
+    /// A `.capped` result stays `.capped` when truncated: "more than the cap" is still true.
+    /// Releases all C state; later calls return the same result.
+    public func finish(truncated: Bool = false) -> ContentDecodingResult {
+        if let outcome { return outcome }
+        var result = ContentDecodingResult.decoded(decoded)
+        for stage in stages {
+            if let reason = stage.finish(), !truncated {
+                result = .failed(reason)
+                break
+            }
+        }
+        if truncated { result = .failed("truncated") }
+        stop(result)
+        return result
+    }
+
+    /// Runs `input` through stage `index` and everything after it; false once decoding stopped.
+    private func push(_ input: UnsafeRawBufferPointer, into index: Int) -> Bool {
+        let stage = stages[index]
+        let isLast = index == stages.count - 1
+        let region = self.region(index)
+        var rest = input
+        while true {
+            var output = region
+            if isLast {
+                // Ask for at most one byte past the cap: enough to know it was exceeded.
+                let remaining = maxDecodedBytes - decoded
+                if remaining < output.count { output = UnsafeMutableRawBufferPointer(rebasing: output[..<(remaining + 1)]) }
+            }
+            let step = stage.step(rest, into: output)
+            if let failure = step.failure {
+                stop(.failed(failure))
+                return false
+            }
+            rest = rest.dropping(step.consumed)
+            if step.produced > 0 {
+                if isLast {
+                    decoded += step.produced
+                    if decoded > maxDecodedBytes {
+                        stop(.capped(maxDecodedBytes))
+                        return false
+                    }
+                } else {
+                    intermediate = Self.saturatingAdd(intermediate, step.produced)
+                    if intermediate > maxDecodedBytes {
+                        stop(.capped(decoded))
+                        return false
+                    }
+                    let produced = UnsafeRawBufferPointer(rebasing: output[..<step.produced])
+                    if !push(produced, into: index + 1) { return false }
+                }
+            }
+            if rest.isEmpty && !step.outputPending { return true }
+            if step.consumed == 0 && step.produced == 0 {
+                if rest.isEmpty { return true }
+                // A stage that neither consumes nor produces would spin forever; never trap, report.
+                stop(.failed("decoder stalled"))
+                return false
+            }
+        }
+    }
+
+    /// Stage `index`'s output space: an equal slice of the scratch per stage, so a stage's output
+    /// stays intact while the next stage consumes it.
+    private func region(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        let size = scratch.capacity / stages.count
+        return UnsafeMutableRawBufferPointer(rebasing: scratch.buffer[(index * size)..<((index + 1) * size)])
+    }
+
+    /// Records the outcome and frees every stage's C state.
+    private func stop(_ result: ContentDecodingResult) {
+        outcome = result
+        for stage in stages { _ = stage.finish() }
+        stages = []
+    }
+
+    private static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+}

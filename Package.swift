@@ -9,6 +9,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "traffic", targets: ["traffic"]),
+        // The engine as a library, for the benchmarks package in Benchmarks/.
+        .library(
+            name: "TrafficEngine",
+            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS", "TrafficAnalysis",
+                      "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,9 +38,10 @@ let package = Package(
         .target(name: "TrafficWire", dependencies: ["TrafficCapture"]),
         .target(name: "TrafficReassembly", dependencies: ["TrafficWire"]),
         .target(name: "TrafficHTTP", dependencies: ["TrafficReassembly", "TrafficCodecs"]),
+        .target(name: "TrafficTLS", dependencies: ["TrafficReassembly"]),
         .target(
             name: "TrafficAnalysis",
-            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP"]),
+            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS"]),
         .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis"]),
         .executableTarget(
             name: "traffic",
@@ -54,6 +60,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "TrafficHTTPTests", dependencies: ["TrafficHTTP"]),
+        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),
     ],

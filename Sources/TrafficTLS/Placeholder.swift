@@ -1,0 +1,1 @@
+// The TLS record layer stage: see TLSConnectionParser.

@@ -16,6 +16,8 @@ public struct SideTotals: Sendable, Equatable {
     /// Encoded body bytes of records that had a content coding, and their decoded size: the saving.
     public var compressedBodyBytes = 0
     public var uncompressedBodyBytes = 0
+    /// Bytes after CONNECT or `101 Switching Protocols` on this side: not HTTP/1, but this endpoint's cost.
+    public var tunnelBytes = 0
 
     public init() {}
 
@@ -48,6 +50,7 @@ public struct SideTotals: Sendable, Equatable {
         decodeUnknown += other.decodeUnknown
         compressedBodyBytes &+= other.compressedBodyBytes
         uncompressedBodyBytes &+= other.uncompressedBodyBytes
+        tunnelBytes &+= other.tunnelBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

@@ -1,0 +1,108 @@
+import TrafficHTTP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Aggregates records into groups as they arrive; memory follows the number of groups, not of records
+/// (unless every record is kept for `--messages`).
+final class ReportBuilder {
+    private let options: ReportOptions
+    private var groups: [[String]: GroupTotals] = [:]
+    /// The rows `--normalize-paths` would produce, tracked only when it is off.
+    private var normalizedKeys: Set<[String]>?
+    private let collapse = PathNormalizer(collapseIdentifiers: true)
+    private(set) var totals = GroupTotals()
+    private(set) var messages: [(capture: Int, record: HTTPMessageRecord)] = []
+    var summary = ReportSummary()
+    let capturePaths: [String]
+
+    init(options: ReportOptions, capturePaths: [String]) {
+        self.options = options
+        self.capturePaths = capturePaths
+        if options.paths.isIdentity, options.groupBy.contains(.path) { normalizedKeys = [] }
+    }
+
+    func matches(_ record: HTTPMessageRecord) -> Bool {
+        if let glob = options.hostGlob, fnmatch(glob, record.host, 0) != 0 { return false }
+        if let glob = options.pathGlob, fnmatch(glob, record.path, 0) != 0 { return false }
+        return true
+    }
+
+    func add(_ record: HTTPMessageRecord, capture: Int) {
+        guard matches(record) else { return }
+        let keys = options.groupBy.map { key(for: $0, record: record, capture: capture, paths: options.paths) }
+        groups[keys, default: GroupTotals()].add(record)
+        if normalizedKeys != nil {
+            normalizedKeys!.insert(options.groupBy.map { key(for: $0, record: record, capture: capture, paths: collapse) })
+        }
+        totals.add(record)
+        if record.kind == .request {
+            summary.requests += 1
+            if !record.paired { summary.unpairedRequests += 1 }
+        } else {
+            summary.responses += 1
+            if !record.paired { summary.unpairedResponses += 1 }
+        }
+        if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
+        if !record.complete { summary.incompleteMessages += 1 }
+        if options.keepMessages { messages.append((capture, record)) }
+    }
+
+    /// Bytes after CONNECT or `101 Switching Protocols` count to the host and path that switched.
+    func addTunnel(requestSide: Int, responseSide: Int, like record: HTTPMessageRecord, capture: Int) {
+        guard matches(record) else { return }
+        let keys = options.groupBy.map { key(for: $0, record: record, capture: capture, paths: options.paths) }
+        groups[keys, default: GroupTotals()].request.tunnelBytes &+= requestSide
+        groups[keys, default: GroupTotals()].response.tunnelBytes &+= responseSide
+        totals.request.tunnelBytes &+= requestSide
+        totals.response.tunnelBytes &+= responseSide
+    }
+
+    private func key(for field: GroupField, record: HTTPMessageRecord, capture: Int, paths: PathNormalizer) -> String {
+        switch field {
+        case .host: return record.host
+        case .path: return paths.normalize(record.path)
+        case .method: return record.method ?? "(none)"
+        case .status: return record.status.map(String.init) ?? "(none)"
+        case .contentType: return record.contentType.map(Self.mediaType) ?? "(none)"
+        case .connection: return String(record.connection)
+        case .capture: return capturePaths[capture]
+        }
+    }
+
+    /// `text/html; charset=utf-8` groups as `text/html`.
+    static func mediaType(_ value: String) -> String {
+        let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
+        return type.trimmingSpaces().lowercased()
+    }
+
+    func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
+        var rows = groups.map { ReportGroup(keys: $0.key, totals: $0.value) }
+        rows.sort { a, b in
+            a.totals.totalBytes != b.totals.totalBytes ? a.totals.totalBytes > b.totals.totalBytes : a.keys.lexicographicallyPrecedes(b.keys)
+        }
+        var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
+        if options.keepMessages {
+            kept = messages.sorted { a, b in
+                (a.capture, a.record.connection, a.record.index, a.record.kind == .request ? 0 : 1, a.record.time)
+                    < (b.capture, b.record.connection, b.record.index, b.record.kind == .request ? 0 : 1, b.record.time)
+            }
+        }
+        let normalizedCount = normalizedKeys.map(\.count)
+        return TrafficReport(
+            captures: captures, groupBy: options.groupBy, groups: rows, totals: totals, summary: summary,
+            messages: kept, normalizedGroupCount: normalizedCount, anomalies: anomalies, warnings: warnings)
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

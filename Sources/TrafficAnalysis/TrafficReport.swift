@@ -1,0 +1,18 @@
+import TrafficHTTP
+
+/// The result of `traffic analyze`: per-group totals, optionally every record, and a summary.
+public struct TrafficReport: Sendable {
+    public var captures: [CaptureSummary]
+    public var groupBy: [GroupField]
+    /// Sorted by total bytes, descending, then by keys.
+    public var groups: [ReportGroup]
+    public var totals: GroupTotals
+    public var summary: ReportSummary
+    /// Every record in capture, connection and exchange order; nil unless `keepMessages`.
+    public var messages: [(capture: Int, record: HTTPMessageRecord)]?
+    /// How many rows `--normalize-paths` would leave, when it was not given.
+    public var normalizedGroupCount: Int?
+    /// Anomaly counts by name over all captures.
+    public var anomalies: [String: Int]
+    public var warnings: [AnalysisWarning]
+}

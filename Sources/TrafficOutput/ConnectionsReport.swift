@@ -114,7 +114,7 @@ public struct ConnectionsReport {
 }
 
 /// `value` as three digits with leading zeros (milliseconds after the decimal point).
-func threeDigits(_ value: Int) -> String {
+public func threeDigits(_ value: Int) -> String {
     let digits = String(value)
     return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
 }

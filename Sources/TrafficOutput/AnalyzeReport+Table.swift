@@ -1,0 +1,104 @@
+import TrafficAnalysis
+import TrafficCapture
+import TrafficHTTP
+
+extension AnalyzeReport {
+    private func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
+
+    private func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+
+    func sortedGroups() -> [ReportGroup] {
+        var groups = report.groups
+        switch sort {
+        case .total: break  // the report's own order
+        case .requests: groups.sort { $0.totals.requests > $1.totals.requests }
+        case .request: groups.sort { $0.totals.request.bytes > $1.totals.request.bytes }
+        case .response: groups.sort { $0.totals.response.bytes > $1.totals.response.bytes }
+        case .cookies:
+            groups.sort { $0.totals.request.cookieBytes + $0.totals.response.cookieBytes
+                > $1.totals.request.cookieBytes + $1.totals.response.cookieBytes }
+        case .headers:
+            groups.sort { head($0.totals) > head($1.totals) }
+        case .decoded:
+            groups.sort { $0.totals.request.decodedBodyBytes + $0.totals.response.decodedBodyBytes
+                > $1.totals.request.decodedBodyBytes + $1.totals.response.decodedBodyBytes }
+        case .name: groups.sort { $0.keys.lexicographicallyPrecedes($1.keys) }
+        }
+        if let top { groups = Array(groups.prefix(top)) }
+        return groups
+    }
+
+    /// Start lines and headers of both sides: the bytes in-app monitors leave out.
+    private func head(_ t: GroupTotals) -> Int {
+        t.request.lineBytes + t.request.headerBytes + t.response.lineBytes + t.response.headerBytes
+    }
+
+    func groupsTable(width: Int) -> String {
+        var columns = report.groupBy.map { TextTable.Column($0.rawValue, .left, shrinkable: $0 == .path || $0 == .host) }
+        columns += [
+            .init("reqs"), .init("sent"), .init("received"), .init("head"), .init("cookies"), .init("saved"),
+            .init("total"),
+        ]
+        var table = TextTable(columns: columns)
+        func row(_ keys: [String], _ t: GroupTotals) -> [String] {
+            keys + [
+                String(t.requests), bytes(t.request.bytes), bytes(t.response.bytes), bytes(head(t)),
+                bytes(t.request.cookieBytes + t.response.cookieBytes),
+                bytes(t.request.compressionSavingBytes + t.response.compressionSavingBytes), bytes(t.totalBytes),
+            ]
+        }
+        let groups = sortedGroups()
+        table.rows = groups.map { row($0.keys, $0.totals) }
+        var totalKeys = report.groupBy.map { _ in "" }
+        if !totalKeys.isEmpty { totalKeys[0] = "total (\(report.groups.count) groups)" }
+        table.footer = [row(totalKeys, report.totals)]
+        var text = table.render(width: width)
+        if color, let newline = text.firstIndex(of: "\n") {
+            text = bold(String(text[..<newline])) + String(text[newline...])
+        }
+        text += summaryLines()
+        return text
+    }
+
+    func messagesTable(width: Int) -> String {
+        var table = TextTable(columns: [
+            .init("conn"), .init("#"), .init("kind", .left), .init("method", .left), .init("status"),
+            .init("host", .left, shrinkable: true), .init("path", .left, shrinkable: true), .init("head"),
+            .init("body"), .init("decoded"), .init("total"),
+        ])
+        for (_, r) in report.messages ?? [] {
+            table.rows.append([
+                String(r.connection), String(r.index), r.kind == .request ? "req" : "resp", r.method ?? "",
+                r.status.map(String.init) ?? "", r.host, r.path, bytes(r.lineBytes + r.headerBytes), bytes(r.bodyBytes),
+                r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
+            ])
+        }
+        return table.render(width: width) + summaryLines()
+    }
+
+    func summaryLines() -> String {
+        let s = report.summary
+        var lines: [String] = []
+        let duration = CaptureTime(nanoseconds: s.durationNanoseconds)
+        lines.append("\(s.captures) capture\(s.captures == 1 ? "" : "s"), \(s.packets) packets, \(bytes(s.bytes)) in "
+            + "\(duration.nanoseconds / 1_000_000_000).\(threeDigits(Int(duration.nanoseconds / 1_000_000 % 1000)))s; "
+            + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP")
+        lines.append("\(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "
+            + "\(s.unpairedResponses) responses")
+        var extra: [String] = []
+        if s.nonHTTPBytes > 0 { extra.append("non-HTTP \(bytes(s.nonHTTPBytes))") }
+        if s.tunnelBytes > 0 { extra.append("tunnelled \(bytes(s.tunnelBytes))") }
+        if s.missingBytes > 0 { extra.append("missing \(bytes(s.missingBytes))") }
+        if s.incompleteMessages > 0 { extra.append("\(s.incompleteMessages) incomplete messages (counted as seen)") }
+        if s.decodeErrors > 0 { extra.append("\(s.decodeErrors) decode errors") }
+        if !extra.isEmpty { lines.append(extra.joined(separator: "; ")) }
+        if let merged = report.normalizedGroupCount, report.groups.count - merged >= 3 {
+            lines.append("note: --normalize-paths would merge \(report.groups.count) rows into \(merged)")
+        }
+        if !listMessages {
+            lines.append("sent/received: request/response bytes incl. start line and headers; head: start lines + headers; "
+                + "saved: content-coding savings")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import TrafficAnalysis
+import TrafficCapture
+import TrafficOutput
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension AnalyzeReport.SortKey: ExpressibleByArgument {}
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report HTTP bytes per host and path: start lines, headers, cookies, bodies as sent and decoded.",
+        discussion: """
+            Every request and every response is measured as it crossed the wire. Groups are sorted by
+            total bytes. Warnings go to stderr. Exit codes: 0 success, 2 usage error, 3 unreadable input.
+
+            Examples:
+              traffic analyze capture.pcap
+              traffic analyze --normalize-paths --top 20 session.pcapng.gz
+              traffic analyze --group-by host,method,status --format csv -o costs.csv capture.pcap
+              traffic analyze --messages --format json capture.pcap | jq '.messages[0]'
+              traffic analyze --path-template '/users/{id}/orders/{order}' --host 'api.*' capture.pcap
+              traffic analyze --filter 'tcp port 8080' run1.pcap run2.pcap --per-capture
+            """)
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "Group by these fields, in order: host, path, method, status, content-type, connection.")
+    var groupBy: String = "host,path"
+
+    @Flag(help: "Collapse identifier path segments (numbers, UUIDs, hex/base64 tokens, dates) to {id}.")
+    var normalizePaths = false
+
+    @Option(help: "Group paths matching this template, e.g. '/users/{id}/orders/{order}'. Repeatable.")
+    var pathTemplate: [String] = []
+
+    @Flag(help: "List every request and response record instead of groups.")
+    var messages = false
+
+    @Option(help: "Only records whose host matches this glob, e.g. 'api.*'.")
+    var host: String?
+
+    @Option(help: "Only records whose path matches this glob, e.g. '/v1/*'.")
+    var path: String?
+
+    @Flag(help: "Add a capture column when analysing several captures.")
+    var perCapture = false
+
+    @Option(help: "Table order: \(AnalyzeReport.SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var sort: AnalyzeReport.SortKey = .total
+
+    @Option(help: "Show only the first N groups in the table.")
+    var top: Int?
+
+    @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
+    var noColor = false
+
+    func validate() throws {
+        for name in groupBy.split(separator: ",") where GroupField(rawValue: name.trimmingCharacters()) == nil {
+            throw ValidationError("unknown --group-by field '\(name)'; use host, path, method, status, content-type, connection")
+        }
+        if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+    }
+
+    func run() throws {
+        var options = ReportOptions()
+        options.groupBy = groupBy.split(separator: ",").compactMap { GroupField(rawValue: $0.trimmingCharacters()) }
+        if perCapture { options.groupBy.insert(.capture, at: 0) }
+        options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplate)
+        options.hostGlob = host
+        options.pathGlob = path
+        options.keepMessages = messages
+        options.analysis.filter = input.filter
+        let progress = ProgressBar(enabled: isatty(2) != 0)
+        let report: TrafficReport
+        do {
+            report = try TrafficAnalyzer.analyze(paths: input.captures, options: options, progress: progress.update)
+        } catch {
+            progress.clear()
+            printError("traffic: \(error)")
+            throw ExitCode(inputErrorCode)
+        }
+        progress.clear()
+        for warning in report.warnings { printError(warning.description) }
+        var rendered = AnalyzeReport(report: report, listMessages: messages)
+        rendered.exactBytes = output.exactBytes
+        rendered.sort = sort
+        rendered.top = top
+        rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
+        try output.write(rendered.render(output.format, width: output.terminalWidth))
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        var s = self
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

@@ -637,8 +637,8 @@ def do_sample(path, name):
                 diffs.append("%d body bytes missing from the capture (counted in body_bytes)" % m["gap_bytes"])
             row["source"] = "raw" if diffs else "tshark"
             if diffs:
-                problems.append("stream %d %s %r (frame %s): %s" % (
-                    sid, m["kind"], m["start"], t["frame"] if t else "-", "; ".join(diffs)))
+                problems.append("stream %d %s %r for %s (tshark frame %s): %s" % (
+                    sid, m["kind"], m["start"], m["path"] or "?", t["frame"] if t else "-", "; ".join(diffs)))
             msg_rows.append([sid] + [row[k] for k in MSG_HEADER[1:]])
     write_csv(os.path.join(outdir, "messages.tshark.csv"), MSG_HEADER, msg_rows)
     with open(os.path.join(outdir, "streams.txt"), "w") as f:

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// Runs the built `traffic` binary and reads the committed expectations.
+enum Harness {
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let samples = packageRoot.appendingPathComponent("samples")
+    /// Zeek's public test traces beside the project; absent in a user's fresh clone.
+    static let corpus = packageRoot.appendingPathComponent("../shared/corpus/zeek").standardizedFileURL
+
+    static var binary: URL {
+        for configuration in ["debug", "release"] {
+            let url = packageRoot.appendingPathComponent(".build/\(configuration)/traffic")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/traffic")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var signalled: Bool
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "80"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read before waiting: a full pipe would block the child.
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self),
+            signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    /// RFC 4180 rows as dictionaries keyed by the header row.
+    static func csv(_ text: String) -> [[String: String]] {
+        let rows = parseCSV(text)
+        guard let header = rows.first else { return [] }
+        return rows.dropFirst().map { row in
+            Dictionary(uniqueKeysWithValues: zip(header, row + Array(repeating: "", count: max(0, header.count - row.count))))
+        }
+    }
+
+    static func parseCSV(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var iterator = Array(text).makeIterator()
+        var pending: Character? = nil
+        while let c = pending ?? iterator.next() {
+            pending = nil
+            if quoted {
+                if c == "\"" {
+                    if let next = iterator.next() {
+                        if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+                    } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                row.append(field); field = ""
+            } else if c == "\n" || c == "\r\n" {
+                row.append(field); field = ""
+                rows.append(row); row = []
+            } else if c != "\r" {
+                field.append(c)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        return rows
+    }
+
+    /// Capture files in samples/ and the name of their expected folder: dots become dashes, `-pcap` at the end goes.
+    static func sampleCaptures() -> [(file: String, expected: String)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
+        return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }
+            .filter { !$0.hasPrefix("tls-") }
+            .sorted()
+            .map { name in
+                var expected = name.replacingOccurrences(of: ".", with: "-")
+                if expected.hasSuffix("-pcap") { expected.removeLast(5) }
+                return ("samples/" + name, expected)
+            }
+    }
+
+    static func corpusTraces() -> [String] {
+        let traces = corpus.appendingPathComponent("traces")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: traces.path)) ?? []
+        return names.sorted()
+    }
+
+    static func corpusName(_ trace: String) -> String {
+        for suffix in [".pcap.gz", ".pcapng", ".pcap"] where trace.hasSuffix(suffix) { return String(trace.dropLast(suffix.count)) }
+        return trace
+    }
+}

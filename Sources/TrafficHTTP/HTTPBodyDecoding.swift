@@ -1,0 +1,25 @@
+import TrafficCodecs
+
+/// How the current body's decoded size is obtained: at most one `ContentDecoder` per body, made on its first byte.
+enum HTTPBodyDecoding {
+    /// No content coding (or only `identity`): the decoded size is the encoded size.
+    case identity
+    /// Codings to apply, in header order; the decoder is created when the first body byte arrives.
+    case pending([ContentCoding])
+    case active(ContentDecoder)
+    /// `Content-Encoding` names a coding we cannot decode (flag `unknown_encoding`).
+    case unknown
+    /// A gap fell inside the body: nothing can be decoded through a hole.
+    case lost
+
+    /// The decoding for a `Content-Encoding` list; flags `unknown_encoding` on the record when needed.
+    static func forContentEncoding(_ list: String?, record: inout HTTPMessageRecord) -> HTTPBodyDecoding {
+        guard let list else { return .identity }
+        guard let codings = ContentCoding.parse(contentEncoding: list) else {
+            record.flag("unknown_encoding")
+            return .unknown
+        }
+        let applied = codings.filter { $0 != .identity }
+        return applied.isEmpty ? .identity : .pending(applied)
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Byte-level helpers for scanning HTTP text without making `String`s.
+enum HTTPBytes {
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let sp: UInt8 = 0x20
+    static let ht: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+
+    /// Index of the first LF in `bytes[start...]`, found with `memchr` (vectorised by libc).
+    @inline(__always)
+    static func firstLF(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let hit = memchr(base + start, Int32(lf), bytes.count - start) else { return nil }
+        return UnsafeRawPointer(hit) - base
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`.
+    @inline(__always)
+    static func isTokenChar(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default: return false
+        }
+    }
+
+    /// Control characters other than HT: never valid inside a start line.
+    @inline(__always)
+    static func isControl(_ b: UInt8) -> Bool { (b < 0x20 && b != ht) || b == 0x7F }
+
+    @inline(__always)
+    static func isWhitespace(_ b: UInt8) -> Bool { b == sp || b == ht }
+
+    @inline(__always)
+    static func lower(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+
+    /// `bytes` without leading and trailing SP/HT (RFC 9110 §5.5: OWS around field values).
+    static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = 0
+        var end = bytes.count
+        while start < end, isWhitespace(bytes[start]) { start += 1 }
+        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// Case-insensitive comparison with a lower-case ASCII literal.
+    static func equalsLowercase(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for i in 0..<bytes.count where lower(bytes[i]) != expected[i] { return false }
+        return true
+    }
+
+    /// A `String` of the bytes; invalid UTF-8 becomes U+FFFD. Made once per kept value.
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+}
+
+extension HTTPMessageRecord {
+    /// Adds an anomaly name once.
+    mutating func flag(_ name: String) {
+        if !flags.contains(name) { flags.append(name) }
+    }
+}

@@ -1,0 +1,239 @@
+import TrafficCapture
+import TrafficCodecs
+import TrafficReassembly
+
+/// Parses both directions of one TCP connection into `HTTPMessageRecord`s.
+///
+/// Called by the reassembler (see `TCPStreamHandler`): per direction, in-order bytes and gaps, then
+/// `finish` once. `emit` is called synchronously, once per record, when the record is final: responses
+/// when they end; requests when they have ended *and* it is known whether a response came (the response
+/// started, or the stream finished), so a request record can come after its response's.
+///
+/// Pairing: responses answer requests in order (RFC 9112 §9.3.2); interim 1xx responses share their
+/// request's index. A gap on the client side that may have swallowed requests puts a mark in the queue;
+/// when a response reaches it, pairing is abandoned for the rest of the connection (Zeek stops response
+/// parsing there; we keep parsing responses with GET semantics, unpaired, path `(unknown)`).
+///
+/// Byte accounting per direction: `counts(for:)`, see `HTTPByteCounts`.
+public final class HTTPConnectionParser: TCPStreamHandler {
+    public let info: TCPConnectionInfo
+    private let limits: HTTPLimits
+    private let emit: (HTTPMessageRecord) -> Void
+    private let requests: HTTPMessageParser
+    private let responses: HTTPMessageParser
+    /// The host of messages without `Host`: the server address, with its port unless 80.
+    private let defaultHost: String
+    private var pending = HTTPPendingQueue()
+    /// The exchange of the request currently being parsed (set once its head is complete).
+    private var currentRequest: HTTPExchange?
+    private var nextIndex = 1
+    private var pairingLost = false
+    private var finished = false
+
+    /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
+    public init(
+        info: TCPConnectionInfo, scratch: DecodingScratch = DecodingScratch(), limits: HTTPLimits = .init(),
+        emit: @escaping (HTTPMessageRecord) -> Void
+    ) {
+        self.info = info
+        self.limits = limits
+        self.emit = emit
+        let address = info.server.address
+        var host = address.isIPv6 ? "[\(address)]" : "\(address)"
+        if info.server.port != 80 { host += ":\(info.server.port)" }
+        defaultHost = host
+        var template = HTTPMessageRecord(
+            connection: info.id, index: 0, kind: .request, time: info.start, client: info.client.description,
+            server: info.server.description, host: host, path: "")
+        template.decodedBodyBytes = 0
+        requests = HTTPMessageParser(isRequest: true, template: template, limits: limits, scratch: scratch)
+        template.kind = .response
+        responses = HTTPMessageParser(isRequest: false, template: template, limits: limits, scratch: scratch)
+    }
+
+    /// Whether at least one HTTP start line was seen in either direction.
+    public var isHTTP: Bool { requests.sawHTTP || responses.sawHTTP }
+
+    /// Where the bytes of `direction` went so far (final after `finish`).
+    public func counts(for direction: Direction) -> HTTPByteCounts { parser(direction).counts }
+
+    private func parser(_ direction: Direction) -> HTTPMessageParser {
+        direction == .clientToServer ? requests : responses
+    }
+
+    // MARK: TCPStreamHandler
+
+    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
+        guard !finished else { return }
+        let parser = parser(direction)
+        parser.counts.receivedBytes += bytes.count
+        var offset = 0
+        while true {
+            if direction == .serverToClient, offset < bytes.count, parser.isAtMessageBoundary,
+                case .exchange(let exchange)? = pending.first, exchange.isHTTP09
+            {
+                // RFC 1945 §4.1: the answer to a simple request is a bare entity body, ended by the close.
+                parser.beginRawResponse(time: segment.time)
+                _ = pairResponse(final: true)
+            }
+            switch parser.parse(bytes, from: &offset, time: segment.time) {
+            case .needMore: return
+            case .head: headCompleted(direction)
+            case .message(let record): messageCompleted(record, direction)
+            }
+        }
+    }
+
+    public func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
+        guard !finished, byteCount > 0 else { return }
+        let outcome = parser(direction).skip(byteCount)
+        if let record = outcome.record { ended(record, needsIdentity: outcome.needsIdentity, direction) }
+        // Whole requests may be inside the gap: responses can no longer be matched past this point.
+        if direction == .clientToServer, outcome.lostBoundary, !pairingLost { pending.append(.lostRequests) }
+    }
+
+    public func finish(time: CaptureTime) {
+        guard !finished else { return }
+        finished = true
+        if let (record, needsIdentity) = requests.finish() { ended(record, needsIdentity: needsIdentity, .clientToServer) }
+        if let (record, needsIdentity) = responses.finish() {
+            ended(record, needsIdentity: needsIdentity, .serverToClient)
+        }
+        for case .exchange(let exchange) in pending.drain() { releaseHeldRequest(exchange) }
+    }
+
+    // MARK: Messages
+
+    private func headCompleted(_ direction: Direction) {
+        if direction == .clientToServer {
+            let exchange = openExchange()
+            let framing: HTTPBodyFraming =
+                exchange.isHTTP09 ? .none : .forRequest(requests.fields, record: &requests.record)
+            if let done = requests.beginBody(framing) { messageCompleted(done, .clientToServer) }
+            return
+        }
+        let status = responses.record.status ?? 200
+        let exchange = pairResponse(final: status >= 200 || status == 101)
+        let method = exchange?.method ?? "GET"
+        let framing = HTTPBodyFraming.forResponse(
+            status: status, requestMethod: method, responses.fields, record: &responses.record)
+        // RFC 9110 §15.2.2 (101) and §9.3.6 (CONNECT 2xx): both directions leave HTTP after this head.
+        let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
+        if switching { responses.record.flag(status == 101 ? "upgrade" : "tunnel") }
+        if status >= 200 || status == 101 { exchange?.switchDecided = true }
+        if let done = responses.beginBody(framing) { messageCompleted(done, .serverToClient) }
+        if switching {
+            responses.switchToTunnel()
+            requests.switchToTunnel()
+        } else if status >= 200, exchange?.wantsSwitch == true {
+            requests.resumeAfterRefusedSwitch()
+        }
+    }
+
+    private func messageCompleted(_ record: HTTPMessageRecord, _ direction: Direction) {
+        guard direction == .clientToServer else {
+            emitRecord(record)
+            return
+        }
+        guard let exchange = currentRequest else {
+            preconditionFailure("request completed without an exchange (index \(record.index))")
+        }
+        currentRequest = nil
+        if exchange.paired || exchange.unpairable {
+            var record = record
+            record.paired = exchange.paired
+            emitRecord(record)
+        } else {
+            exchange.heldRecord = record
+        }
+        if exchange.wantsSwitch, !exchange.switchDecided { requests.awaitSwitch() }
+    }
+
+    /// A message ended by a gap or the end of the stream, possibly before its head was complete.
+    private func ended(_ record: HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
+        var record = record
+        if needsIdentity {
+            if direction == .clientToServer {
+                // The parser's record is what was parsed; identity comes from its fields so far.
+                requests.record = record
+                _ = openExchange()
+                record = requests.record
+            } else {
+                responses.record = record
+                _ = pairResponse(final: (record.status ?? 200) >= 200 || record.status == 101)
+                record = responses.record
+            }
+        }
+        messageCompleted(record, direction)
+    }
+
+    /// Gives the request being parsed its index, host, path and query, and queues it for a response.
+    private func openExchange() -> HTTPExchange {
+        let fields = requests.fields
+        let method = requests.record.method
+        let target = HTTPTarget.resolve(
+            method: method, target: fields.target, hostField: fields.host, defaultHost: defaultHost)
+        let exchange = HTTPExchange(
+            index: nextIndex, method: method, host: target.host, path: target.path, query: target.query,
+            isHTTP09: requests.record.version == HTTPStartLine.http09,
+            wantsSwitch: method == "CONNECT" || fields.upgrade != nil)
+        nextIndex += 1
+        requests.record.index = exchange.index
+        requests.record.host = target.host
+        requests.record.path = target.path
+        requests.record.query = target.query
+        currentRequest = exchange
+        if pairingLost {
+            exchange.unpairable = true
+        } else {
+            pending.append(.exchange(exchange))
+            if pending.count > limits.maxPendingRequests { abandonPairing() }
+        }
+        return exchange
+    }
+
+    /// Matches the response being parsed with the oldest waiting request (`final` removes it from the queue)
+    /// and copies that request's identity into it; an unmatched response gets path `(unknown)`.
+    private func pairResponse(final: Bool) -> HTTPExchange? {
+        if !pairingLost, case .lostRequests? = pending.first { abandonPairing() }
+        if !pairingLost, case .exchange(let exchange)? = pending.first {
+            if final { pending.removeFirst() }
+            exchange.paired = true
+            responses.record.index = exchange.index
+            responses.record.method = exchange.method
+            responses.record.host = exchange.host
+            responses.record.path = exchange.path
+            responses.record.query = exchange.query
+            responses.record.paired = true
+            releaseHeldRequest(exchange)
+            return exchange
+        }
+        responses.record.index = nextIndex
+        if final { nextIndex += 1 }
+        responses.record.host = defaultHost
+        responses.record.path = "(unknown)"
+        responses.record.paired = false
+        return nil
+    }
+
+    /// Stops pairing for the rest of the connection; waiting requests are emitted unpaired.
+    private func abandonPairing() {
+        pairingLost = true
+        for case .exchange(let exchange) in pending.drain() {
+            exchange.unpairable = true
+            releaseHeldRequest(exchange)
+        }
+    }
+
+    private func releaseHeldRequest(_ exchange: HTTPExchange) {
+        guard var held = exchange.heldRecord else { return }
+        exchange.heldRecord = nil
+        held.paired = exchange.paired
+        emitRecord(held)
+    }
+
+    private func emitRecord(_ record: HTTPMessageRecord) {
+        parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += record.transferBytes
+        emit(record)
+    }
+}

@@ -1,0 +1,29 @@
+import TrafficCodecs
+
+/// Bounds on what the HTTP parser buffers and keeps, so hostile or broken traffic costs bounded memory.
+public struct HTTPLimits: Sendable {
+    /// Longest start line, field line or chunk-size line kept in memory. Longer field lines are still
+    /// counted byte for byte (flag `header_limit`) but their values are not kept; a longer start line
+    /// cannot be validated and is treated as not HTTP. 64 KiB is well above what servers accept (8–16 KiB).
+    public var maxLineBytes: Int
+    /// Field lines per head whose values are kept; later ones are counted only (flag `header_limit`).
+    public var maxHeaderFields: Int
+    /// Longest method accepted while recognising a request line (RFC 9110 methods are short tokens).
+    public var maxMethodBytes: Int
+    /// Requests waiting for a response on one connection. Past it (e.g. a capture holding only the
+    /// client side) pairing is abandoned for the connection and held requests are emitted unpaired.
+    public var maxPendingRequests: Int
+    /// Limits handed to the content decoder.
+    public var decoding: ContentDecodingLimits
+
+    public init(
+        maxLineBytes: Int = 64 * 1024, maxHeaderFields: Int = 10_000, maxMethodBytes: Int = 32,
+        maxPendingRequests: Int = 10_000, decoding: ContentDecodingLimits = .init()
+    ) {
+        self.maxLineBytes = maxLineBytes
+        self.maxHeaderFields = maxHeaderFields
+        self.maxMethodBytes = maxMethodBytes
+        self.maxPendingRequests = maxPendingRequests
+        self.decoding = decoding
+    }
+}

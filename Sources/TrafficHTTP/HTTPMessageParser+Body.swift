@@ -1,0 +1,262 @@
+import TrafficCodecs
+
+extension HTTPMessageParser {
+    /// What a gap did to this direction.
+    struct GapOutcome {
+        /// A message the gap ended (complete=false, flag `gap`).
+        var record: HTTPMessageRecord?
+        /// The record ended before `.head` was delivered: the caller must still give it an identity.
+        var needsIdentity = false
+        /// Message boundaries may have been lost with the gap (whole messages could be in it).
+        var lostBoundary = false
+    }
+
+    // MARK: Body
+
+    /// Sets up the body of the message whose head was just delivered. Returns the record when it has no body.
+    func beginBody(_ framing: HTTPBodyFraming) -> HTTPMessageRecord? {
+        precondition(inMessage && !headDelivered, "beginBody outside a head: state \(state)")
+        headDelivered = true
+        if framing != .none {
+            decoding = HTTPBodyDecoding.forContentEncoding(fields.contentEncodingList, record: &record)
+        }
+        switch framing {
+        case .none:
+            return completeMessage(truncated: false)
+        case .length(let n):
+            remaining = n
+            state = .fixedBody
+        case .chunked:
+            chunked = ChunkedBodyParser()
+            state = .chunkedBody
+        case .untilClose:
+            state = .closeBody
+        }
+        return nil
+    }
+
+    /// Consumes body bytes; returns the record when the body ends.
+    func bodyStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> HTTPMessageRecord? {
+        switch state {
+        case .fixedBody:
+            // O(1) per segment unless a content coding needs the bytes.
+            let n = min(remaining, bytes.count - offset)
+            takeData(bytes, offset..<(offset + n))
+            offset += n
+            remaining -= n
+            return remaining == 0 ? completeMessage(truncated: false) : nil
+        case .closeBody:
+            takeData(bytes, offset..<bytes.count)
+            offset = bytes.count
+            return nil
+        case .chunkedBody:
+            let start = offset
+            switch chunked.consume(bytes, from: offset) {
+            case .framing(let end):
+                record.bodyBytes += end - start
+                offset = end
+            case .data(let end):
+                takeData(bytes, start..<end)
+                offset = end
+            case .done(let end):
+                record.bodyBytes += end - start
+                offset = end
+                return completeMessage(truncated: false)
+            case .malformed(let end):
+                // A bad chunk-size line or missing CRLF: the framing is lost. The message ends here
+                // (incomplete) and the direction resynchronises at the next start line, like Zeek.
+                record.bodyBytes += end - start
+                offset = end
+                record.flag("malformed_chunk")
+                record.complete = false
+                let done = completeMessage(truncated: false)
+                if state == .startLine, bytes[end - 1] != HTTPBytes.lf { state = .resync }
+                return done
+            }
+            return nil
+        default:
+            preconditionFailure("bodyStep in state \(state)")
+        }
+    }
+
+    /// Body data (after de-chunking): counted, and fed to the decoder when a content coding needs it.
+    private func takeData(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        record.bodyBytes += range.count
+        record.encodedBodyBytes += range.count
+        guard !range.isEmpty else { return }
+        switch decoding {
+        case .identity, .unknown, .lost: return
+        case .pending(let codings):
+            let decoder = ContentDecoder(codings: codings, scratch: scratch, limits: limits.decoding)
+            decoding = .active(decoder)
+            decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        case .active(let decoder):
+            decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        }
+    }
+
+    /// Ends the current message and returns its record; the direction goes back to a message boundary.
+    func completeMessage(truncated: Bool) -> HTTPMessageRecord {
+        record.contentType = fields.contentType
+        record.contentEncoding = fields.contentEncoding
+        record.transferEncoding = fields.transferEncoding
+        switch decoding {
+        case .identity: record.decodedBodyBytes = record.encodedBodyBytes
+        case .pending: record.decodedBodyBytes = 0  // a coded but empty body
+        case .unknown, .lost: record.decodedBodyBytes = nil
+        case .active(let decoder):
+            switch decoder.finish(truncated: truncated) {
+            case .decoded(let n): record.decodedBodyBytes = n
+            case .capped:
+                record.decodedBodyBytes = nil
+                record.flag("decode_capped")
+            case .failed:
+                record.decodedBodyBytes = nil
+                record.flag("decode_error")
+            }
+        }
+        decoding = .identity
+        inMessage = false
+        state = tunnelAfterMessage ? .tunnel : .startLine
+        tunnelAfterMessage = false
+        return record
+    }
+
+    /// Records a gap of `count` bytes inside the current body: counted as missing, never as body.
+    private func noteGap(_ count: Int) {
+        record.missingBytes += count
+        record.complete = false
+        record.flag("gap")
+        decoding = .lost
+    }
+
+    // MARK: Gaps and the end of the stream
+
+    /// `count` stream bytes were never captured.
+    func skip(_ count: Int) -> GapOutcome {
+        counts.missingBytes += count
+        switch state {
+        case .fixedBody:
+            if count < remaining {
+                remaining -= count
+                noteGap(count)
+                return GapOutcome()
+            }
+            noteGap(remaining)
+            let overshoot = count > remaining
+            remaining = 0
+            let done = completeMessage(truncated: false)
+            if overshoot { enterAfterGap() }
+            return GapOutcome(record: done, lostBoundary: overshoot)
+        case .chunkedBody:
+            let inData = chunked.dataRemaining
+            let wasInData = chunked.isInData
+            if chunked.absorbGap(count) {
+                noteGap(count)
+                return GapOutcome()
+            }
+            noteGap(wasInData ? inData : 0)
+            let done = completeMessage(truncated: false)
+            enterAfterGap()
+            return GapOutcome(record: done, lostBoundary: true)
+        case .closeBody:
+            // Everything until close is this body (RFC 9112 §6.3 item 8): nothing after the gap can be a
+            // new message, so keep counting instead of resynchronising on text inside the body.
+            noteGap(count)
+            return GapOutcome()
+        case .headers:
+            record.headerBytes += lineLength
+            resetLine()
+            record.complete = false
+            record.flag("gap")
+            let needsIdentity = !headDelivered
+            let done = completeMessage(truncated: false)
+            enterAfterGap()
+            return GapOutcome(record: done, needsIdentity: needsIdentity, lostBoundary: true)
+        case .startLine, .resync, .nonHTTP:
+            counts.nonHTTPBytes += lineLength
+            resetLine()
+            enterAfterGap()
+            return GapOutcome(lostBoundary: true)
+        case .tunnel, .awaitingSwitch:
+            return GapOutcome()
+        }
+    }
+
+    /// After a gap the next byte is likely a segment that starts a message (tshark's heuristic):
+    /// try a start line there; if that fails, resynchronise at line starts.
+    private func enterAfterGap() {
+        mayResync = true
+        if state != .tunnel { state = .startLine }
+    }
+
+    /// The stream ended. Returns the open message, if any (complete=false and `truncated` unless its
+    /// body was close-delimited), and whether it still needs an identity.
+    func finish() -> (HTTPMessageRecord, needsIdentity: Bool)? {
+        defer { state = .nonHTTP }
+        switch state {
+        case .headers:
+            record.headerBytes += lineLength
+            resetLine()
+            record.complete = false
+            record.flag("truncated")
+            let needsIdentity = !headDelivered
+            return (completeMessage(truncated: true), needsIdentity)
+        case .fixedBody, .chunkedBody:
+            record.complete = false
+            record.flag("truncated")
+            return (completeMessage(truncated: true), false)
+        case .closeBody:
+            return (completeMessage(truncated: false), false)
+        case .startLine, .resync, .nonHTTP:
+            // A start line cut off by the end of the stream cannot be validated: not counted as HTTP.
+            counts.nonHTTPBytes += lineLength
+            resetLine()
+            return nil
+        case .awaitingSwitch:
+            // The switch was never confirmed: the held bytes are not known to be HTTP nor tunnel.
+            counts.nonHTTPBytes += heldSwitchBytes
+            heldSwitchBytes = 0
+            return nil
+        case .tunnel:
+            return nil
+        }
+    }
+
+    // MARK: Protocol switches
+
+    /// Everything from now on in this direction is tunnel bytes (after the current message, if inside one).
+    func switchToTunnel() {
+        switch state {
+        case .startLine:
+            counts.tunnelBytes += lineLength
+            resetLine()
+            state = .tunnel
+        case .awaitingSwitch:
+            counts.tunnelBytes += heldSwitchBytes
+            heldSwitchBytes = 0
+            state = .tunnel
+        case .nonHTTP, .resync, .tunnel:
+            state = .tunnel
+        case .headers, .fixedBody, .chunkedBody, .closeBody:
+            tunnelAfterMessage = true
+        }
+    }
+
+    /// The request just completed asked to switch protocols: hold the next bytes until the answer.
+    func awaitSwitch() {
+        if isAtMessageBoundary { state = .awaitingSwitch }
+    }
+
+    /// The server refused the switch: bytes sent meanwhile cannot be parsed any more (we only counted them).
+    func resumeAfterRefusedSwitch() {
+        guard state == .awaitingSwitch else { return }
+        if heldSwitchBytes > 0 {
+            counts.nonHTTPBytes += heldSwitchBytes
+            heldSwitchBytes = 0
+            state = .resync
+        } else {
+            state = .startLine
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import TrafficCapture
+import TrafficCodecs
+
+/// One direction's HTTP/1 parser: an explicit state machine (after llhttp) fed in-order bytes, returning
+/// what it found (after NIO's decoders).
+///
+/// The caller owns the decisions that need the other direction: after `.head` it must call `beginBody`
+/// with the framing; it switches the direction to a tunnel or raw HTTP/0.9 body. Every received byte
+/// ends up in exactly one place: the current record's line/header/body bytes, `nonHTTPBytes` or
+/// `tunnelBytes` (see `HTTPByteCounts`).
+final class HTTPMessageParser {
+    enum State {
+        /// At a line start where a start line is expected (a message boundary).
+        case startLine
+        case headers
+        case fixedBody
+        case chunkedBody
+        /// Close-delimited body, and the raw HTTP/0.9 response.
+        case closeBody
+        case tunnel
+        /// The direction never looked like HTTP; absorbs everything until a gap.
+        case nonHTTP
+        /// Lost sync: discarding up to the next line start, where a start line is tried again.
+        case resync
+        /// After a request that asked to switch protocols (Upgrade, CONNECT): bytes are held back, only
+        /// counted, until the response says whether they are tunnel bytes.
+        case awaitingSwitch
+    }
+
+    /// What `parse` stopped for.
+    enum Event {
+        /// All input consumed.
+        case needMore
+        /// The head of the current message is complete: call `beginBody`.
+        case head
+        /// The current message is complete.
+        case message(HTTPMessageRecord)
+    }
+
+    let isRequest: Bool
+    let limits: HTTPLimits
+    let scratch: DecodingScratch
+    /// Connection, client, server and kind pre-filled; copied at each message start.
+    private let template: HTTPMessageRecord
+
+    var state = State.startLine
+    var counts = HTTPByteCounts()
+    /// Whether this direction ever carried a start line.
+    private(set) var sawHTTP = false
+    /// Whether a failed start line leads to resynchronisation (true once HTTP was seen or after a gap)
+    /// rather than declaring the direction non-HTTP.
+    var mayResync = false
+
+    // The line being assembled across `receive` calls: kept bytes (at most maxLineBytes) and full length.
+    private var line: [UInt8] = []
+    private(set) var lineLength = 0
+    private var lineTime = CaptureTime.zero
+    private var lineSniffed = false
+
+    // The message being parsed.
+    var record: HTTPMessageRecord
+    private(set) var fields = HTTPHeadFields()
+    var inMessage = false
+    /// Whether `.head` was returned for the current message (the caller has given it an identity).
+    var headDelivered = false
+    var remaining = 0
+    var chunked = ChunkedBodyParser()
+    var decoding = HTTPBodyDecoding.identity
+    private var lastFieldIsCookie = false
+    /// Set when the other side switched protocols while this side was inside a message.
+    var tunnelAfterMessage = false
+    var heldSwitchBytes = 0
+
+    init(isRequest: Bool, template: HTTPMessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
+        self.isRequest = isRequest
+        self.template = template
+        self.limits = limits
+        self.scratch = scratch
+        self.record = template
+        line.reserveCapacity(256)
+    }
+
+    /// Whether the next byte would start a new message (nothing of it buffered yet).
+    var isAtMessageBoundary: Bool { state == .startLine && lineLength == 0 }
+
+    /// Parses from `bytes[offset...]`, advancing `offset`, until input runs out or an event needs the caller.
+    func parse(_ bytes: UnsafeRawBufferPointer, from offset: inout Int, time: CaptureTime) -> Event {
+        while offset < bytes.count {
+            switch state {
+            case .startLine:
+                if startLineStep(bytes, &offset, time: time) { return .head }
+            case .headers:
+                if headersStep(bytes, &offset) { return .head }
+            case .fixedBody, .chunkedBody, .closeBody:
+                if let done = bodyStep(bytes, &offset) { return .message(done) }
+            case .tunnel:
+                counts.tunnelBytes += bytes.count - offset
+                offset = bytes.count
+            case .nonHTTP:
+                counts.nonHTTPBytes += bytes.count - offset
+                offset = bytes.count
+            case .resync:
+                if let lf = HTTPBytes.firstLF(in: bytes, from: offset) {
+                    counts.nonHTTPBytes += lf + 1 - offset
+                    offset = lf + 1
+                    state = .startLine
+                } else {
+                    counts.nonHTTPBytes += bytes.count - offset
+                    offset = bytes.count
+                }
+            case .awaitingSwitch:
+                heldSwitchBytes += bytes.count - offset
+                offset = bytes.count
+            }
+        }
+        return .needMore
+    }
+
+    // MARK: Lines
+
+    /// Keeps the part of `bytes[range]` that fits under the line limit; counts all of it.
+    private func appendToLine(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        let room = max(0, limits.maxLineBytes - line.count)
+        if room > 0 {
+            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
+        }
+        lineLength += range.count
+    }
+
+    func resetLine() {
+        line.removeAll(keepingCapacity: true)
+        lineLength = 0
+        lineSniffed = false
+    }
+
+    /// Calls `body` with the complete line ending at the LF at `lf` (line ending removed), its total length
+    /// including the line ending, and whether it exceeded `maxLineBytes` (then only a prefix is passed).
+    private func withCompleteLine<R>(
+        _ bytes: UnsafeRawBufferPointer, from offset: Int, lf: Int,
+        _ body: (UnsafeRawBufferPointer, Int, Bool) -> R
+    ) -> R {
+        let total = lineLength + (lf + 1 - offset)
+        let overlong = total > limits.maxLineBytes
+        if lineLength == 0 {
+            // The common case: the whole line is in this segment; no copy.
+            var end = lf
+            if end > offset, bytes[end - 1] == HTTPBytes.cr { end -= 1 }
+            return body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), total, overlong)
+        }
+        appendToLine(bytes, offset..<lf)
+        return line.withUnsafeBytes { kept in
+            var end = kept.count
+            if !overlong, end > 0, kept[end - 1] == HTTPBytes.cr { end -= 1 }
+            return body(UnsafeRawBufferPointer(rebasing: kept[0..<end]), total, overlong)
+        }
+    }
+
+    // MARK: Start line
+
+    /// Returns true when an HTTP/0.9 request line completed a message head by itself.
+    private func startLineStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, time: CaptureTime) -> Bool {
+        if lineLength == 0 { lineTime = time }
+        guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
+            appendToLine(bytes, offset..<bytes.count)
+            offset = bytes.count
+            if !lineSniffed {
+                let verdict = line.withUnsafeBytes {
+                    HTTPStartLine.sniff($0, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+                }
+                if verdict == .rejected { return abandonPartialLine() }
+                lineSniffed = verdict == .viable
+            }
+            if lineLength > limits.maxLineBytes { return abandonPartialLine() }
+            return false
+        }
+        let (parsed, total, empty) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+            let start = overlong
+                ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+            return (start, total, content.isEmpty)
+        }
+        offset = lf + 1
+        resetLine()
+        guard let parsed else {
+            // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
+            counts.nonHTTPBytes += total
+            if !empty, !mayResync { state = .nonHTTP }
+            return false
+        }
+        beginMessage(parsed, lineBytes: total)
+        return state == .startLine  // HTTP/0.9: no header section
+    }
+
+    /// A partial line that cannot be a start line: its bytes are not HTTP; skip to the next line.
+    private func abandonPartialLine() -> Bool {
+        counts.nonHTTPBytes += lineLength
+        resetLine()
+        state = mayResync ? .resync : .nonHTTP
+        return false
+    }
+
+    private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
+        record = template
+        record.time = lineTime
+        record.lineBytes = lineBytes
+        fields = HTTPHeadFields()
+        inMessage = true
+        headDelivered = false
+        sawHTTP = true
+        mayResync = true
+        lastFieldIsCookie = false
+        decoding = .identity
+        state = .headers
+        switch start {
+        case .request(let method, let target, let version):
+            record.method = method
+            record.version = version
+            fields.target = target
+            if version == HTTPStartLine.http09 {
+                record.flag("http09")
+                state = .startLine
+            }
+        case .status(let version, let code):
+            record.version = version
+            record.status = code
+        }
+    }
+
+    /// Starts the raw response to an HTTP/0.9 request: no head, everything until close is body.
+    func beginRawResponse(time: CaptureTime) {
+        record = template
+        record.time = time
+        record.version = HTTPStartLine.http09
+        record.flag("http09")
+        fields = HTTPHeadFields()
+        inMessage = true
+        headDelivered = true
+        sawHTTP = true
+        mayResync = true
+        decoding = .identity
+        state = .closeBody
+    }
+
+    // MARK: Field lines
+
+    /// Returns true at the empty line that ends the head.
+    private func headersStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
+        while offset < bytes.count {
+            guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
+                appendToLine(bytes, offset..<bytes.count)
+                offset = bytes.count
+                return false
+            }
+            let ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+                fieldLine(content, total: total, overlong: overlong)
+            }
+            offset = lf + 1
+            resetLine()
+            if ended { return true }
+        }
+        return false
+    }
+
+    /// Accounts one complete field line; returns true for the empty line ending the head.
+    private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
+        record.headerBytes += total
+        if content.isEmpty { return true }
+        if overlong { record.flag("header_limit") }
+        if HTTPBytes.isWhitespace(content[0]) {
+            // obs-fold (RFC 9112 §5.2): a continuation of the previous field line, Cookie lines included.
+            guard fields.fieldCount > 0 else {
+                record.flag("malformed_header")
+                return false
+            }
+            record.flag("obs_fold")
+            if lastFieldIsCookie { record.cookieBytes += total }
+            if !overlong, fields.fieldCount <= limits.maxHeaderFields {
+                fields.extend(with: HTTPBytes.string(HTTPBytes.trimmed(content)))
+            }
+            return false
+        }
+        fields.fieldCount += 1
+        guard let colon = content.firstIndex(of: HTTPBytes.colon), colon > 0 else {
+            record.flag("malformed_header")
+            lastFieldIsCookie = false
+            fields.lastName = nil
+            return false
+        }
+        let name = HTTPHeadFields.Name.classify(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
+        lastFieldIsCookie = name == .cookie
+        if lastFieldIsCookie { record.cookieBytes += total }
+        if fields.fieldCount > limits.maxHeaderFields { record.flag("header_limit") }
+        guard name != .other, name != .cookie, !overlong, fields.fieldCount <= limits.maxHeaderFields else {
+            fields.lastName = nil
+            return false
+        }
+        let value = HTTPBytes.trimmed(UnsafeRawBufferPointer(rebasing: content[(colon + 1)...]))
+        fields.store(name, value: HTTPBytes.string(value))
+        return false
+    }
+}

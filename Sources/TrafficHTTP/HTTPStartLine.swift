@@ -1,0 +1,94 @@
+/// A request line or status line (RFC 9112 §3, §4), recognised from bytes; this is how HTTP is found on any port.
+enum HTTPStartLine {
+    /// `method SP target SP HTTP/1.x`, or an HTTP/0.9 simple request `GET target` (RFC 1945 §4.1).
+    case request(method: String, target: String, version: String)
+    /// `HTTP/1.x SP 3DIGIT [SP reason]`.
+    case status(version: String, code: Int)
+
+    static let http09 = "HTTP/0.9"
+
+    /// What the first bytes of a line, before its end arrives, say about it being a start line.
+    enum Sniff { case undecided, viable, rejected }
+
+    /// Early rejection so a non-HTTP stream is not buffered up to `maxLineBytes` waiting for a line end:
+    /// a request line starts with a short token and a space, a status line with `HTTP/1.`.
+    static func sniff(_ prefix: UnsafeRawBufferPointer, request: Bool, maxMethodBytes: Int) -> Sniff {
+        if request {
+            for i in 0..<prefix.count {
+                let b = prefix[i]
+                if b == HTTPBytes.sp { return i > 0 ? .viable : .rejected }
+                if !HTTPBytes.isTokenChar(b) || i >= maxMethodBytes { return .rejected }
+            }
+            return .undecided
+        }
+        let magic: StaticString = "HTTP/1."
+        let n = min(prefix.count, magic.utf8CodeUnitCount)
+        for i in 0..<n where prefix[i] != magic.utf8Start[i] { return .rejected }
+        return n == magic.utf8CodeUnitCount ? .viable : .undecided
+    }
+
+    /// Parses a whole line (line ending removed). Lenient like Zeek: several spaces between parts are
+    /// accepted, trailing whitespace is ignored; only HTTP/1.x (and 0.9 requests) are recognised.
+    static func parse(_ line: UnsafeRawBufferPointer, request: Bool, maxMethodBytes: Int) -> HTTPStartLine? {
+        var end = line.count
+        while end > 0, HTTPBytes.isWhitespace(line[end - 1]) { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: line[0..<end])
+        return request ? parseRequest(line, maxMethodBytes: maxMethodBytes) : parseStatus(line)
+    }
+
+    private static func parseRequest(_ line: UnsafeRawBufferPointer, maxMethodBytes: Int) -> HTTPStartLine? {
+        var i = 0
+        while i < line.count, HTTPBytes.isTokenChar(line[i]) { i += 1 }
+        guard i > 0, i <= maxMethodBytes, i < line.count, line[i] == HTTPBytes.sp else { return nil }
+        let method = UnsafeRawBufferPointer(rebasing: line[0..<i])
+        while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
+        let targetStart = i
+        // The version is the last space-separated part; a target with no version is HTTP/0.9.
+        var lastSpace = line.count - 1
+        while lastSpace >= targetStart, line[lastSpace] != HTTPBytes.sp { lastSpace -= 1 }
+        var targetEnd = line.count
+        var version: String? = nil
+        if lastSpace >= targetStart {
+            let v = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
+            guard isVersion(v) else { return nil }
+            version = HTTPBytes.string(v)
+            targetEnd = lastSpace
+            while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
+        }
+        guard targetEnd > targetStart else { return nil }
+        let target = UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd])
+        for b in target where HTTPBytes.isControl(b) || b == HTTPBytes.ht { return nil }
+        if version == nil {
+            // RFC 1945 §4.1: a Simple-Request is only ever `GET` with an absolute path.
+            guard HTTPBytes.equalsLowercase(method, "get"), method[0] == UInt8(ascii: "G"),
+                target[0] == UInt8(ascii: "/")
+            else { return nil }
+        }
+        return .request(
+            method: HTTPBytes.string(method), target: HTTPBytes.string(target), version: version ?? http09)
+    }
+
+    private static func parseStatus(_ line: UnsafeRawBufferPointer) -> HTTPStartLine? {
+        guard line.count >= 12, isVersion(UnsafeRawBufferPointer(rebasing: line[0..<8])), line[8] == HTTPBytes.sp
+        else { return nil }
+        var i = 8
+        while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
+        guard i + 3 <= line.count else { return nil }
+        var code = 0
+        for j in i..<(i + 3) {
+            let d = line[j] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            code = code * 10 + Int(d)
+        }
+        guard code >= 100, i + 3 == line.count || HTTPBytes.isWhitespace(line[i + 3]) else { return nil }
+        return .status(version: HTTPBytes.string(UnsafeRawBufferPointer(rebasing: line[0..<8])), code: code)
+    }
+
+    /// `HTTP/1.` DIGIT: RFC 9112 §2.3 with the major version this parser understands.
+    private static func isVersion(_ v: UnsafeRawBufferPointer) -> Bool {
+        let magic: StaticString = "HTTP/1."
+        guard v.count == 8 else { return false }
+        for i in 0..<7 where v[i] != magic.utf8Start[i] { return false }
+        return v[7] &- UInt8(ascii: "0") < 10
+    }
+}

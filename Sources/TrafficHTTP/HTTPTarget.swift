@@ -1,0 +1,66 @@
+/// Host, path and query of a request, from its target (RFC 9112 §3.2) and `Host` field.
+struct HTTPTarget: Equatable {
+    var host: String
+    var path: String
+    var query: String?
+
+    /// - An absolute-form target (`http://h:8080/p?q`) wins over `Host` (RFC 9112 §3.2.2).
+    /// - CONNECT's authority-form target is both host and path (tshark's `http.request.uri` shows it so).
+    /// - `OPTIONS *` has path `*`.
+    /// - Without either, the host is `defaultHost` (the server address).
+    /// Hosts are lower-cased and lose the scheme's default port (80, or 443 for https).
+    static func resolve(method: String?, target: String?, hostField: String?, defaultHost: String) -> HTTPTarget {
+        var host: String? = nil
+        if let h = hostField, !h.isEmpty { host = normalizedHost(h, defaultPort: "80") }
+        guard let target else { return HTTPTarget(host: host ?? defaultHost, path: "/", query: nil) }
+        if method == "CONNECT" {
+            return HTTPTarget(host: normalizedHost(target, defaultPort: "80"), path: target, query: nil)
+        }
+        var rest = target[...]
+        if let schemeEnd = target.firstRange(of: "://"), schemeEnd.lowerBound > target.startIndex,
+            target[..<schemeEnd.lowerBound].allSatisfy(isSchemeChar)
+        {
+            let scheme = target[..<schemeEnd.lowerBound].lowercased()
+            let afterScheme = target[schemeEnd.upperBound...]
+            let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
+            var authority = afterScheme[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+            if !authority.isEmpty {
+                host = normalizedHost(String(authority), defaultPort: scheme == "https" ? "443" : "80")
+            }
+            rest = afterScheme[authorityEnd...]
+            if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
+        }
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        var path = rest
+        var query: Substring? = nil
+        if let q = rest.firstIndex(of: "?") {
+            path = rest[..<q]
+            query = rest[rest.index(after: q)...]
+        }
+        return HTTPTarget(host: host ?? defaultHost, path: String(path), query: query.map(String.init))
+    }
+
+    /// Lower-cases and drops an empty or default port (`Example.COM:80` → `example.com`, `[::1]:80` → `[::1]`).
+    static func normalizedHost(_ raw: String, defaultPort: String) -> String {
+        let host = raw.lowercased()
+        let portSeparator: String.Index?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return host }
+            let after = host.index(after: close)
+            portSeparator = after < host.endIndex && host[after] == ":" ? after : nil
+        } else {
+            // One colon separates a port; several would be an unbracketed IPv6 literal: leave it.
+            let colons = host.indices.filter { host[$0] == ":" }
+            portSeparator = colons.count == 1 ? colons[0] : nil
+        }
+        guard let separator = portSeparator else { return host }
+        let port = host[host.index(after: separator)...]
+        if port.isEmpty || port == defaultPort { return String(host[..<separator]) }
+        return host
+    }
+
+    private static func isSchemeChar(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "+" || c == "-" || c == ".")
+    }
+}

@@ -29,7 +29,7 @@ build: deps
 	$(SWIFT) build -c release --product traffic
 
 run: build
-	.build/release/traffic connections $(SAMPLE)
+	.build/release/traffic analyze $(SAMPLE)
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -127,6 +127,9 @@ extension HTTPMessageParser {
         record.missingBytes += count
         record.complete = false
         record.flag("gap")
+        // Without a content coding the decoded size is the encoded size, holes or not (issue 3); a
+        // coded stream cannot be decoded through a hole.
+        if case .identity = decoding { return }
         decoding = .lost
     }
 

@@ -50,7 +50,7 @@ extension AnalyzeReport {
         let groups = sortedGroups()
         table.rows = groups.map { row($0.keys, $0.totals) }
         var totalKeys = report.groupBy.map { _ in "" }
-        if !totalKeys.isEmpty { totalKeys[0] = "total (\(report.groups.count) groups)" }
+        if !totalKeys.isEmpty { totalKeys[0] = "total" }
         table.footer = [row(totalKeys, report.totals)]
         var text = table.render(width: width)
         if color, let newline = text.firstIndex(of: "\n") {
@@ -83,7 +83,7 @@ extension AnalyzeReport {
         lines.append("\(s.captures) capture\(s.captures == 1 ? "" : "s"), \(s.packets) packets, \(bytes(s.bytes)) in "
             + "\(duration.nanoseconds / 1_000_000_000).\(threeDigits(Int(duration.nanoseconds / 1_000_000 % 1000)))s; "
             + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP")
-        lines.append("\(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "
+        lines.append("\(report.groups.count) groups; \(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "
             + "\(s.unpairedResponses) responses")
         var extra: [String] = []
         if s.nonHTTPBytes > 0 { extra.append("non-HTTP \(bytes(s.nonHTTPBytes))") }

@@ -26,9 +26,13 @@ public struct TextTable {
         for row in rows + footer {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
         }
-        let total = widths.reduce(0, +) + 2 * (columns.count - 1)
-        if total > width, let shrink = columns.firstIndex(where: \.shrinkable) {
-            widths[shrink] = max(columns[shrink].title.count, 8, widths[shrink] - (total - width))
+        // Too wide: take a column at a time off the widest shrinkable column (paths are usually longest).
+        var excess = widths.reduce(0, +) + 2 * (columns.count - 1) - width
+        while excess > 0 {
+            let candidates = columns.indices.filter { columns[$0].shrinkable && widths[$0] > max(8, columns[$0].title.count) }
+            guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+            excess -= 1
         }
         var lines: [String] = []
         func line(_ cells: [String]) -> String {

@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -43,10 +44,14 @@ let package = Package(
             name: "TrafficAnalysis",
             dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS"]),
         .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis"]),
+        // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
+        .target(
+            name: "TrafficCheck",
+            dependencies: ["TrafficAnalysis", "TrafficOutput", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "traffic",
             dependencies: [
-                "TrafficAnalysis", "TrafficOutput",
+                "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -62,6 +67,7 @@ let package = Package(
         .testTarget(name: "TrafficHTTPTests", dependencies: ["TrafficHTTP"]),
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
+        .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,1 @@
+// Baselines, budgets and checks: see TrafficBaseline.

@@ -36,8 +36,8 @@ extension AnalyzeReport {
     func groupsTable(width: Int) -> String {
         var columns = report.groupBy.map { TextTable.Column($0.rawValue, .left, shrinkable: $0 == .path || $0 == .host) }
         columns += [
-            .init("reqs"), .init("sent"), .init("received"), .init("head"), .init("cookies"), .init("saved"),
-            .init("total"),
+            .init("reqs", dropOrder: 2), .init("sent"), .init("received"), .init("head", dropOrder: 3),
+            .init("cookies", dropOrder: 4), .init("saved", dropOrder: 5), .init("total"),
         ]
         var table = TextTable(columns: columns)
         func row(_ keys: [String], _ t: GroupTotals) -> [String] {
@@ -56,15 +56,15 @@ extension AnalyzeReport {
         if color, let newline = text.firstIndex(of: "\n") {
             text = bold(String(text[..<newline])) + String(text[newline...])
         }
-        text += summaryLines()
+        text += summaryLines(width: width)
         return text
     }
 
     func messagesTable(width: Int) -> String {
         var table = TextTable(columns: [
-            .init("conn"), .init("#"), .init("kind", .left), .init("method", .left), .init("status"),
-            .init("host", .left, shrinkable: true), .init("path", .left, shrinkable: true), .init("head"),
-            .init("body"), .init("decoded"), .init("total"),
+            .init("conn", dropOrder: 3), .init("#", dropOrder: 2), .init("kind", .left), .init("method", .left),
+            .init("status"), .init("host", .left, shrinkable: true, dropOrder: 1), .init("path", .left, shrinkable: true),
+            .init("head"), .init("body", dropOrder: 4), .init("decoded", dropOrder: 5), .init("total"),
         ])
         for (_, r) in report.messages ?? [] {
             table.rows.append([
@@ -73,10 +73,27 @@ extension AnalyzeReport {
                 r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
             ])
         }
-        return table.render(width: width) + summaryLines()
+        return table.render(width: width) + summaryLines(width: width)
     }
 
-    func summaryLines() -> String {
+    /// Breaks a summary line at `; ` or spaces so that it fits the terminal.
+    static func wrap(_ line: String, width: Int) -> String {
+        guard line.count > width else { return line }
+        var result: [String] = []
+        var current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            if !current.isEmpty, current.count + 1 + word.count > width {
+                result.append(current)
+                current = "  " + word
+            } else {
+                current += current.isEmpty ? String(word) : " " + word
+            }
+        }
+        result.append(current)
+        return result.joined(separator: "\n")
+    }
+
+    func summaryLines(width: Int) -> String {
         let s = report.summary
         var lines: [String] = []
         let duration = CaptureTime(nanoseconds: s.durationNanoseconds)
@@ -96,9 +113,11 @@ extension AnalyzeReport {
             lines.append("note: --normalize-paths would merge \(report.groups.count) rows into \(merged)")
         }
         if !listMessages {
-            lines.append("sent/received: request/response bytes incl. start line and headers; head: start lines + headers; "
-                + "saved: content-coding savings")
+            lines.append("sent, received: request and response bytes, start lines and headers included")
+            lines.append("head: start lines + headers; saved: what content coding saved")
+        } else {
+            lines.append("head: start line + headers; total: as sent; * cut by a gap or the capture's edge")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map { Self.wrap($0, width: max(40, width)) }.joined(separator: "\n") + "\n"
     }
 }

@@ -7,10 +7,13 @@ public struct TextTable {
         public var alignment: Alignment
         /// The column that gives up width when the table is too wide.
         public var shrinkable: Bool
-        public init(_ title: String, _ alignment: Alignment = .right, shrinkable: Bool = false) {
+        /// Columns with a higher number are dropped first when shrinking is not enough; 0 is never dropped.
+        public var dropOrder: Int
+        public init(_ title: String, _ alignment: Alignment = .right, shrinkable: Bool = false, dropOrder: Int = 0) {
             self.title = title
             self.alignment = alignment
             self.shrinkable = shrinkable
+            self.dropOrder = dropOrder
         }
     }
 
@@ -22,6 +25,34 @@ public struct TextTable {
     public init(columns: [Column]) { self.columns = columns }
 
     public func render(width: Int = 80) -> String {
+        // Drop optional columns, last-to-drop kept longest, until the minimum layout fits.
+        var table = self
+        while table.minimumWidth() > width, let drop = table.columns.indices.filter({ table.columns[$0].dropOrder > 0 })
+            .max(by: { table.columns[$0].dropOrder < table.columns[$1].dropOrder })
+        {
+            table.columns.remove(at: drop)
+            table.rows = table.rows.map { var row = $0; if drop < row.count { row.remove(at: drop) }; return row }
+            table.footer = table.footer.map { var row = $0; if drop < row.count { row.remove(at: drop) }; return row }
+        }
+        return table.layout(width: width)
+    }
+
+    private func naturalWidths() -> [Int] {
+        var widths = columns.map { $0.title.count }
+        for row in rows + footer {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
+        return widths
+    }
+
+    private func minimumWidth() -> Int {
+        let widths = zip(columns, naturalWidths()).map { column, natural in
+            column.shrinkable ? min(natural, max(8, column.title.count)) : natural
+        }
+        return widths.reduce(0, +) + 2 * (columns.count - 1)
+    }
+
+    private func layout(width: Int) -> String {
         var widths = columns.map { $0.title.count }
         for row in rows + footer {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }

@@ -1,7 +1,31 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @main
 struct Traffic: ParsableCommand {
+    /// Usage errors exit with 2, like getopt tools and tshark; ArgumentParser's own default is 64 (EX_USAGE).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { printError(message) }
+            #if canImport(Glibc)
+            Glibc.exit(2)
+            #else
+            Darwin.exit(2)
+            #endif
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "traffic",
         abstract: "Exact per-endpoint HTTP byte costs from packet captures.",

@@ -163,7 +163,8 @@ final class HTTPMessageParser {
         guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
             appendToLine(bytes, offset..<bytes.count)
             offset = bytes.count
-            if !lineSniffed {
+            // A lone CR may be the start of an empty line (ignored, RFC 9112 §2.2): not a verdict yet.
+            if !lineSniffed, !(lineLength == 1 && line.first == HTTPBytes.cr) {
                 let verdict = line.withUnsafeBytes {
                     HTTPStartLine.sniff($0, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
                 }

@@ -210,6 +210,18 @@ let anomalyFixtures: [HTTPFixture] = [
         ],
         leftovers: Leftovers(nonHTTP: [2, 0])),
     HTTPFixture(
+        "an empty line before the first request is ignored, wherever the stream is cut",
+        [
+            // "\r\n" 2 non-HTTP; line "GET / HTTP/1.1" 14 + 2 = 16; header 2
+            .c("\r\nGET / HTTP/1.1\r\n\r\n"),
+            .s(okEmpty),
+        ],
+        [
+            RecordSnapshot(.request, 1, at: 0, host: "10.0.0.2", line: 16, header: 2),
+            RecordSnapshot(.response, 1, at: 1, status: 200, host: "10.0.0.2", line: 17, header: 21),
+        ],
+        leftovers: Leftovers(nonHTTP: [2, 0])),
+    HTTPFixture(
         "header limits: an overlong line and too many fields are counted but not kept",
         [
             // limits: 32-byte lines, 3 fields. line 17; header "Host: h\r\n" 9

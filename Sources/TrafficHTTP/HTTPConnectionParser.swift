@@ -123,7 +123,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     public func finish(time: CaptureTime) {
         guard !finished else { return }
         finished = true
-        if let (record, needsIdentity) = requests.finish() { ended(record, needsIdentity: needsIdentity, .clientToServer) }
+        if let (record, needsIdentity) = requests.finish() {
+            ended(record, needsIdentity: needsIdentity, .clientToServer)
+        }
         if let (record, needsIdentity) = responses.finish() {
             ended(record, needsIdentity: needsIdentity, .serverToClient)
         }

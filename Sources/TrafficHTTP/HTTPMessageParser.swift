@@ -122,7 +122,9 @@ final class HTTPMessageParser {
     private func appendToLine(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
         let room = max(0, limits.maxLineBytes - line.count)
         if room > 0 {
-            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
+            line.append(
+                contentsOf: UnsafeRawBufferPointer(
+                    rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
         }
         lineLength += range.count
     }
@@ -175,7 +177,8 @@ final class HTTPMessageParser {
             return false
         }
         let (parsed, total, empty) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
-            let start = overlong
+            let start =
+                overlong
                 ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
             return (start, total, content.isEmpty)
         }

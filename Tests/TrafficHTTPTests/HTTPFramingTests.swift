@@ -91,7 +91,9 @@ let framingFixtures: [HTTPFixture] = [
         [
             // line "POST /u HTTP/1.1" 4+1+2+1+8 = 16, +2 = 18; header 9 + "Transfer-Encoding: chunked\r\n" 28
             // + "Content-Length: 99\r\n" 16+2+2 = 20 + 2 = 59; body "3\r\n" 3 + "abc" 3 + "\r\n" 2 + "0\r\n" 3 + "\r\n" 2 = 13
-            .c("POST /u HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+            .c(
+                "POST /u HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+            ),
             .s(okEmpty),
         ],
         [
@@ -104,7 +106,9 @@ let framingFixtures: [HTTPFixture] = [
         "pipelined requests with HEAD in the middle",
         [
             // "GET /1" 17, 11; "HEAD /2 HTTP/1.1" 4+1+2+1+8 = 16, +2 = 18, 11; "GET /3" 17, 11
-            .c("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nHEAD /2 HTTP/1.1\r\nHost: h\r\n\r\nGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"),
+            .c(
+                "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nHEAD /2 HTTP/1.1\r\nHost: h\r\n\r\nGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+            ),
             // 1: 17, 21, body 3.  2: 17, "Content-Length: 1000\r\n" 16+4+2 = 22, +2 = 24, no body (HEAD).
             // 3: 17, 30, body "1\r\n" 3 + "x" 1 + "\r\n" 2 + "0\r\n" 3 + "\r\n" 2 = 11, encoded 1
             .s(
@@ -149,7 +153,8 @@ let framingFixtures: [HTTPFixture] = [
             .s("</html>"),
         ],
         [
-            RecordSnapshot(.request, 1, at: 0, version: "HTTP/1.0", host: "10.0.0.2", path: "/old", line: 19, header: 2),
+            RecordSnapshot(
+                .request, 1, at: 0, version: "HTTP/1.0", host: "10.0.0.2", path: "/old", line: 19, header: 2),
             RecordSnapshot(
                 .response, 1, at: 1, status: 200, version: "HTTP/1.0", host: "10.0.0.2", path: "/old", line: 17,
                 header: 27, body: 13, contentType: "text/html"),
@@ -172,7 +177,9 @@ let framingFixtures: [HTTPFixture] = [
             // line 17; header "Host: h\r\n" 9 + "Cookie: a=1;\r\n" 8+4+2 = 14 + " b=2\r\n" 4+2 = 6
             // + "Content-Type: text/plain;\r\n" 14+11+2 = 27 + "\tcharset=utf-8\r\n" 1+13+2 = 16 + "\r\n" 2 = 74
             // cookie 14 + 6 = 20
-            .c("GET /f HTTP/1.1\r\nHost: h\r\nCookie: a=1;\r\n b=2\r\nContent-Type: text/plain;\r\n\tcharset=utf-8\r\n\r\n"),
+            .c(
+                "GET /f HTTP/1.1\r\nHost: h\r\nCookie: a=1;\r\n b=2\r\nContent-Type: text/plain;\r\n\tcharset=utf-8\r\n\r\n"
+            ),
             .s(okEmpty),
         ],
         [
@@ -229,7 +236,8 @@ let framingFixtures: [HTTPFixture] = [
             .s(okEmpty + okEmpty + okEmpty + okEmpty),
         ],
         [
-            RecordSnapshot(.request, 1, at: 0, host: "proxy.example:8080", path: "/p/q", query: "r=1", line: 48, header: 15),
+            RecordSnapshot(
+                .request, 1, at: 0, host: "proxy.example:8080", path: "/p/q", query: "r=1", line: 48, header: 15),
             RecordSnapshot(
                 .response, 1, at: 1, status: 200, host: "proxy.example:8080", path: "/p/q", query: "r=1", line: 17,
                 header: 21),

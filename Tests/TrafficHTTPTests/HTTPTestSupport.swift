@@ -182,7 +182,8 @@ enum FixtureRunner {
                 pieces.append(start..<bytes.count)
                 bytes.withUnsafeBytes { all in
                     for piece in pieces {
-                        parser.receive(UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, segment: segment)
+                        parser.receive(
+                            UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, segment: segment)
                     }
                 }
                 base += bytes.count
@@ -237,7 +238,8 @@ enum FixtureRunner {
         if whole.records.count != fixture.expected.count {
             Issue.record("records: \(whole.records)", sourceLocation: sourceLocation)
         }
-        #expect(whole.counts.map(\.nonHTTPBytes) == fixture.leftovers.nonHTTP, "nonHTTP", sourceLocation: sourceLocation)
+        #expect(
+            whole.counts.map(\.nonHTTPBytes) == fixture.leftovers.nonHTTP, "nonHTTP", sourceLocation: sourceLocation)
         #expect(whole.counts.map(\.tunnelBytes) == fixture.leftovers.tunnel, "tunnel", sourceLocation: sourceLocation)
         #expect(whole.isHTTP == fixture.isHTTP, sourceLocation: sourceLocation)
         checkInvariant(fixture, whole, sourceLocation: sourceLocation)

@@ -81,9 +81,15 @@ struct HTTPUnitTests {
                     while offset < slice.count, !done {
                         switch parser.consume(slice, from: offset) {
                         case .framing(let end): offset = end
-                        case .data(let end): data += end - offset; offset = end
-                        case .done(let end): offset = end; done = true
-                        case .malformed: Issue.record("malformed"); return
+                        case .data(let end):
+                            data += end - offset
+                            offset = end
+                        case .done(let end):
+                            offset = end
+                            done = true
+                        case .malformed:
+                            Issue.record("malformed")
+                            return
                         }
                     }
                 }

@@ -44,7 +44,9 @@ struct ChunkedBodyParser {
                     sawDigit = true
                 } else if b == HTTPBytes.lf {
                     if let step = endOfSizeLine(at: i) { return step }
-                } else if sawDigit, b == HTTPBytes.sp || b == HTTPBytes.ht || b == UInt8(ascii: ";") || b == HTTPBytes.cr {
+                } else if sawDigit,
+                    b == HTTPBytes.sp || b == HTTPBytes.ht || b == UInt8(ascii: ";") || b == HTTPBytes.cr
+                {
                     // BWS, then `;name=value` extensions (RFC 9112 §7.1.1): skipped up to the line end.
                     state = .sizeExtension
                 } else {

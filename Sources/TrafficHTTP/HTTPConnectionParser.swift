@@ -15,6 +15,34 @@ import TrafficReassembly
 /// parsing there; we keep parsing responses with GET semantics, unpaired, path `(unknown)`).
 ///
 /// Byte accounting per direction: `counts(for:)`, see `HTTPByteCounts`.
+///
+/// Decisions (the anomaly flag in parentheses):
+/// - Recognition: a direction is HTTP when it starts with a request line (client) or status line
+///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap; after a gap,
+///   or once HTTP was seen, a bad line makes the parser resynchronise at the next line start that parses
+///   as a start line (bytes skipped are non-HTTP). Only HTTP/1.x and HTTP/0.9 `GET /path` are recognised.
+/// - Malformed `Content-Length` (sign, non-digit, differing values, above 2^63 − 1) (`malformed_length`):
+///   a request has no body (what follows is resynchronised over); a response is close-delimited.
+///   A request whose last transfer coding is not chunked is close-delimited too (`malformed_length`).
+///   Both `Transfer-Encoding` and `Content-Length`: TE wins (`te_and_cl`).
+/// - Bad chunked framing, including a chunk size above 2^63 − 1 (`malformed_chunk`): the message ends
+///   there, incomplete, with the bytes read so far as body; the direction resynchronises.
+/// - Gaps (`gap`, complete=false): inside a Content-Length body or one chunk's data, or in a
+///   close-delimited body, the framing is kept and the hole counts as the record's `missingBytes` (never
+///   as body bytes; the decoded size becomes unknown). Anywhere else (a head, chunk framing, past the end
+///   of a body) the message ends incomplete and the byte after the gap is tried as a start line, then
+///   line starts. A client-side gap of the second kind may hide whole requests: pairing is abandoned
+///   once the responses reach it (see above).
+/// - End of stream: open messages are emitted with complete=false (`truncated`), except a close-delimited
+///   body, which ends normally. A start line cut off by the end is non-HTTP.
+/// - CONNECT: host is the authority, lower-cased; path is the target as sent (`example.com:443`), as
+///   tshark shows `http.request.uri`. A 2xx answer makes both directions a tunnel (`tunnel`); 101 does
+///   the same (`upgrade`). Client bytes sent after an Upgrade/CONNECT request and before the answer are
+///   held (counted, not parsed): tunnel bytes if the switch happens, non-HTTP otherwise.
+/// - HTTP/0.9 (`http09`): a `GET /path` line without a version is a request; the response to it is
+///   every byte the server sends until the end (no start line, no header section).
+/// - Host: an absolute-form target wins over `Host`; lower-cased, default port (80, 443 for https)
+///   dropped; without either, the server address (IPv6 in brackets) with its port unless 80.
 public final class HTTPConnectionParser: TCPStreamHandler {
     public let info: TCPConnectionInfo
     private let limits: HTTPLimits
@@ -95,7 +123,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     public func finish(time: CaptureTime) {
         guard !finished else { return }
         finished = true
-        if let (record, needsIdentity) = requests.finish() { ended(record, needsIdentity: needsIdentity, .clientToServer) }
+        if let (record, needsIdentity) = requests.finish() {
+            ended(record, needsIdentity: needsIdentity, .clientToServer)
+        }
         if let (record, needsIdentity) = responses.finish() {
             ended(record, needsIdentity: needsIdentity, .serverToClient)
         }

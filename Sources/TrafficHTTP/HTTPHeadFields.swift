@@ -49,15 +49,37 @@ struct HTTPHeadFields {
         lastWasFirst = false
         switch name {
         case .other, .cookie: return
-        case .host: if host == nil { host = value; lastWasFirst = true }
-        case .contentType: if contentType == nil { contentType = value; lastWasFirst = true }
-        case .connection: if connection == nil { connection = value; lastWasFirst = true }
-        case .upgrade: if upgrade == nil { upgrade = value; lastWasFirst = true }
+        case .host:
+            if host == nil {
+                host = value
+                lastWasFirst = true
+            }
+        case .contentType:
+            if contentType == nil {
+                contentType = value
+                lastWasFirst = true
+            }
+        case .connection:
+            if connection == nil {
+                connection = value
+                lastWasFirst = true
+            }
+        case .upgrade:
+            if upgrade == nil {
+                upgrade = value
+                lastWasFirst = true
+            }
         case .contentEncoding:
-            if contentEncoding == nil { contentEncoding = value; lastWasFirst = true }
+            if contentEncoding == nil {
+                contentEncoding = value
+                lastWasFirst = true
+            }
             contentEncodingList = Self.joined(contentEncodingList, value)
         case .transferEncoding:
-            if transferEncoding == nil { transferEncoding = value; lastWasFirst = true }
+            if transferEncoding == nil {
+                transferEncoding = value
+                lastWasFirst = true
+            }
             transferEncodingList = Self.joined(transferEncodingList, value)
         case .contentLength:
             contentLengthList = Self.joined(contentLengthList, value)

@@ -122,7 +122,9 @@ final class HTTPMessageParser {
     private func appendToLine(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
         let room = max(0, limits.maxLineBytes - line.count)
         if room > 0 {
-            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
+            line.append(
+                contentsOf: UnsafeRawBufferPointer(
+                    rebasing: bytes[range.lowerBound..<(range.lowerBound + min(room, range.count))]))
         }
         lineLength += range.count
     }
@@ -163,7 +165,8 @@ final class HTTPMessageParser {
         guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
             appendToLine(bytes, offset..<bytes.count)
             offset = bytes.count
-            if !lineSniffed {
+            // A lone CR may be the start of an empty line (ignored, RFC 9112 §2.2): not a verdict yet.
+            if !lineSniffed, !(lineLength == 1 && line.first == HTTPBytes.cr) {
                 let verdict = line.withUnsafeBytes {
                     HTTPStartLine.sniff($0, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
                 }
@@ -174,7 +177,8 @@ final class HTTPMessageParser {
             return false
         }
         let (parsed, total, empty) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
-            let start = overlong
+            let start =
+                overlong
                 ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
             return (start, total, content.isEmpty)
         }

@@ -44,6 +44,9 @@ public struct HTTPMessageRecord: Sendable {
     public var encodedBodyBytes: Int = 0
     /// nil when content decoding failed or was capped: never a guess.
     public var decodedBodyBytes: Int? = 0
+    /// Bytes of this message's body that were never captured (a gap, flag `gap`). They are *not* in
+    /// `bodyBytes` or `encodedBodyBytes`, which count captured bytes only; the body's size on the wire is
+    /// `bodyBytes + missingBytes`.
     public var missingBytes: Int = 0
     public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes }
 

@@ -1,0 +1,171 @@
+import Testing
+import TrafficReassembly
+
+@testable import TrafficHTTP
+
+@Suite("HTTP building blocks")
+struct HTTPUnitTests {
+    @Test(arguments: [
+        ("5", HTTPBodyFraming.ContentLength.valid(5)),
+        ("0005", .valid(5)),
+        (" 7 ", .valid(7)),
+        ("3, 3", .valid(3)),
+        ("3,4", .malformed),
+        ("-5", .malformed),
+        ("+5", .malformed),
+        ("", .malformed),
+        ("abc", .malformed),
+        ("9223372036854775807", .valid(Int.max)),
+        ("9223372036854775808", .malformed),
+        ("18446744073709551616", .malformed),
+    ])
+    func contentLength(_ value: String, _ expected: HTTPBodyFraming.ContentLength) {
+        #expect(HTTPBodyFraming.contentLength(value) == expected)
+    }
+
+    @Test(arguments: [
+        ("chunked", true), ("gzip, chunked", true), ("Chunked ", true), ("chunked, gzip", false), ("gzip", false),
+        ("chunked,", true),
+    ])
+    func chunkedLast(_ value: String, _ expected: Bool) {
+        #expect(HTTPBodyFraming.isChunkedLast(value) == expected)
+    }
+
+    @Test(arguments: [
+        ("Example.COM", "example.com"), ("h:80", "h"), ("h:", "h"), ("h:8080", "h:8080"), ("[::1]:80", "[::1]"),
+        ("[::1]:8443", "[::1]:8443"), ("[::1]", "[::1]"),
+    ])
+    func hostNormalisation(_ raw: String, _ expected: String) {
+        #expect(HTTPTarget.normalizedHost(raw, defaultPort: "80") == expected)
+    }
+
+    @Test func targets() {
+        let d = "10.0.0.2"
+        #expect(
+            HTTPTarget.resolve(method: "GET", target: "/a/b?x=1&y", hostField: "H", defaultHost: d)
+                == HTTPTarget(host: "h", path: "/a/b", query: "x=1&y"))
+        #expect(
+            HTTPTarget.resolve(method: "GET", target: "/a?", hostField: nil, defaultHost: d)
+                == HTTPTarget(host: d, path: "/a", query: ""))
+        #expect(
+            HTTPTarget.resolve(method: "GET", target: "http://user@H:81?q", hostField: "x", defaultHost: d)
+                == HTTPTarget(host: "h:81", path: "/", query: "q"))
+        #expect(
+            HTTPTarget.resolve(method: "CONNECT", target: "h:443", hostField: nil, defaultHost: d)
+                == HTTPTarget(host: "h:443", path: "h:443", query: nil))
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1", true, true), ("M-SEARCH * HTTP/1.1", true, true), ("GET /x", true, true),
+        ("POST /x", true, false), ("GET x", true, false), ("GET / HTTP/2.0", true, false),
+        ("GET / HTTP/1.1 junk", true, false), ("HTTP/1.1 200 OK", false, true), ("HTTP/1.0 404", false, true),
+        ("HTTP/1.1 20 OK", false, false), ("HTTP/2 200", false, false), ("SSH-2.0-x", false, false),
+    ])
+    func startLines(_ text: String, _ request: Bool, _ valid: Bool) {
+        let parsed = Array(text.utf8).withUnsafeBytes { HTTPStartLine.parse($0, request: request, maxMethodBytes: 32) }
+        #expect((parsed != nil) == valid)
+    }
+
+    /// Chunked framing drip-fed one byte at a time gives the same data count as whole.
+    @Test(arguments: ["3\r\nabc\r\n0\r\n\r\n", "1;a=b\r\nx\r\n0\r\nT: 1\r\nU: 2\r\n\r\n", "A\n0123456789\n0\n\n"])
+    func chunkedDripFeed(_ text: String) {
+        let bytes = Array(text.utf8)
+        func run(_ pieces: [Range<Int>]) -> (data: Int, done: Bool) {
+            var parser = ChunkedBodyParser()
+            var data = 0
+            var done = false
+            bytes.withUnsafeBytes { all in
+                for piece in pieces {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[piece])
+                    var offset = 0
+                    while offset < slice.count, !done {
+                        switch parser.consume(slice, from: offset) {
+                        case .framing(let end): offset = end
+                        case .data(let end):
+                            data += end - offset
+                            offset = end
+                        case .done(let end):
+                            offset = end
+                            done = true
+                        case .malformed:
+                            Issue.record("malformed")
+                            return
+                        }
+                    }
+                }
+            }
+            return (data, done)
+        }
+        let whole = run([0..<bytes.count])
+        #expect(whole.done)
+        let drip = run((0..<bytes.count).map { $0..<($0 + 1) })
+        #expect(drip.data == whole.data && drip.done)
+    }
+}
+
+/// Random and mutated input: nothing traps, and the accounting invariant holds.
+@Suite("HTTP robustness")
+struct HTTPRobustnessTests {
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: 0..<8)
+    func mutatedFixtures(seed: Int) {
+        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        let pool = framingFixtures + exchangeFixtures + anomalyFixtures
+        let alphabet = Array("\r\n :;0123456789aAfFxX-HTTP/1.1GETchunked".utf8) + [0, 0xFF]
+        for fixture in pool {
+            for _ in 0..<20 {
+                var mutated = fixture
+                mutated.events = fixture.events.map { event in
+                    guard case .data(let direction, var bytes) = event, !bytes.isEmpty else { return event }
+                    for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                        let i = Int.random(in: 0..<bytes.count, using: &rng)
+                        switch Int.random(in: 0..<3, using: &rng) {
+                        case 0: bytes[i] = alphabet.randomElement(using: &rng)!
+                        case 1: bytes.remove(at: i)
+                        default: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
+                        }
+                        if bytes.isEmpty { break }
+                    }
+                    return .data(direction, bytes)
+                }
+                if Bool.random(using: &rng), !mutated.events.isEmpty {
+                    let at = Int.random(in: 0...mutated.events.count, using: &rng)
+                    let direction: Direction = Bool.random(using: &rng) ? .clientToServer : .serverToClient
+                    mutated.events.insert(.gap(direction, Int.random(in: 1...50, using: &rng)), at: at)
+                }
+                let n = FixtureRunner.dataLength(mutated)
+                let cuts = n > 1 ? [Int.random(in: 1..<n, using: &rng)] : []
+                let run = FixtureRunner.run(mutated, cuts: cuts)
+                FixtureRunner.checkInvariant(mutated, run, sourceLocation: #_sourceLocation)
+                // Split-independence holds for any input, valid or not.
+                #expect(FixtureRunner.run(mutated, cuts: []) == run, "\(mutated.name) cut \(cuts)")
+            }
+        }
+    }
+
+    @Test(arguments: 0..<4)
+    func randomBytes(seed: Int) {
+        var rng = SplitMix(state: UInt64(seed) &+ 12345)
+        for _ in 0..<50 {
+            var events: [StreamEvent] = []
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                let direction: Direction = Bool.random(using: &rng) ? .clientToServer : .serverToClient
+                let count = Int.random(in: 0...200, using: &rng)
+                events.append(.data(direction, (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+            }
+            let fixture = HTTPFixture("random", events, [])
+            let run = FixtureRunner.run(fixture, cuts: [])
+            FixtureRunner.checkInvariant(fixture, run, sourceLocation: #_sourceLocation)
+        }
+    }
+}

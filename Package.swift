@@ -64,7 +64,8 @@ let package = Package(
                 "TrafficReassembly",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "TrafficHTTPTests", dependencies: ["TrafficHTTP"]),
+        .testTarget(
+            name: "TrafficHTTPTests", dependencies: ["TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),

@@ -108,7 +108,7 @@ let anomalyFixtures: [HTTPFixture] = [
         ],
         leftovers: Leftovers(nonHTTP: [3, 0])),
     HTTPFixture(
-        "gap inside a Content-Length body: framing kept, decoded size unknown",
+        "gap inside a Content-Length body: framing kept; without a content coding decoded = encoded (bytes seen)",
         [
             .c("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n"),
             // 17; header "Content-Length: 10\r\n" 20 + 2 = 22; body "abc" 3 + gap 4 + "def" 3 → body 6, missing 4
@@ -120,7 +120,7 @@ let anomalyFixtures: [HTTPFixture] = [
         [
             RecordSnapshot(.request, 1, at: 0, path: "/1", line: 17, header: 11),
             RecordSnapshot(
-                .response, 1, at: 1, status: 200, path: "/1", line: 17, header: 22, body: 6, decoded: .some(nil),
+                .response, 1, at: 1, status: 200, path: "/1", line: 17, header: 22, body: 6, decoded: .some(6),
                 missing: 4, complete: false, flags: ["gap"]),
             RecordSnapshot(.request, 2, at: 0, path: "/2", line: 17, header: 11),
             RecordSnapshot(.response, 2, at: 3, status: 200, path: "/2", line: 17, header: 21, body: 1),
@@ -138,7 +138,7 @@ let anomalyFixtures: [HTTPFixture] = [
             RecordSnapshot(.request, 1, at: 0, path: "/c", line: 17, header: 11),
             RecordSnapshot(
                 .response, 1, at: 1, status: 200, path: "/c", line: 17, header: 30, body: 16, encoded: 6,
-                decoded: .some(nil), missing: 4, transferEncoding: "chunked", complete: false, flags: ["gap"]),
+                decoded: .some(6), missing: 4, transferEncoding: "chunked", complete: false, flags: ["gap"]),
         ]),
     HTTPFixture(
         "gap in a request head: message incomplete, resync at the next request line, pairing abandoned after",

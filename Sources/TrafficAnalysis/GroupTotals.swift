@@ -18,6 +18,12 @@ public struct SideTotals: Sendable, Equatable {
     public var uncompressedBodyBytes = 0
     /// Bytes after CONNECT or `101 Switching Protocols` on this side: not HTTP/1, but this endpoint's cost.
     public var tunnelBytes = 0
+    // Connection overhead (`--overhead`), and everything together.
+    public var handshakeBytes = 0
+    public var teardownBytes = 0
+    public var packetOverheadBytes = 0
+    public var retransmittedBytes = 0
+    public var wireBytes = 0
 
     public init() {}
 
@@ -28,6 +34,12 @@ public struct SideTotals: Sendable, Equatable {
         cookieBytes &+= record.cookieBytes
         bodyBytes &+= record.bodyBytes
         encodedBodyBytes &+= record.encodedBodyBytes
+        tunnelBytes &+= record.tunnelBytes
+        handshakeBytes &+= record.handshakeBytes
+        teardownBytes &+= record.teardownBytes
+        packetOverheadBytes &+= record.packetOverheadBytes
+        retransmittedBytes &+= record.retransmittedBytes
+        wireBytes &+= record.wireBytes
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded
             if record.contentEncoding != nil {
@@ -51,6 +63,11 @@ public struct SideTotals: Sendable, Equatable {
         compressedBodyBytes &+= other.compressedBodyBytes
         uncompressedBodyBytes &+= other.uncompressedBodyBytes
         tunnelBytes &+= other.tunnelBytes
+        handshakeBytes &+= other.handshakeBytes
+        teardownBytes &+= other.teardownBytes
+        packetOverheadBytes &+= other.packetOverheadBytes
+        retransmittedBytes &+= other.retransmittedBytes
+        wireBytes &+= other.wireBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

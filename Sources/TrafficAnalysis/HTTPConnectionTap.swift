@@ -4,43 +4,171 @@ import TrafficHTTP
 import TrafficReassembly
 
 /// Sits between the reassembler and the HTTP parser of one connection: forwards the streams, joins
-/// exchanges, and when the connection ends hands its records and byte counts to the report.
+/// exchanges, attributes connection overhead, and hands records and frame accounting to the report.
+///
+/// Records go to the report as soon as they are joined, except while they can still gain bytes: with
+/// `--overhead` every record of the connection is held until the reassembler lets go of it (pure ACKs
+/// and teardown frames come after the messages they belong to), so memory follows the records of open
+/// connections; and after a protocol switch, until the tunnel's byte counts are final.
 final class HTTPConnectionTap: TCPStreamHandler {
-    private var parser: HTTPConnectionParser!
+    private var parser: HTTPConnectionParser?
     private var joiner = HTTPExchangeJoiner()
     private let builder: ReportBuilder
     private let capture: Int
-    /// The last record that switched protocols: tunnel bytes belong to its host and path.
-    private var tunnelOwner: HTTPMessageRecord?
+    private let overhead: OverheadOptions
+    private var held: [HTTPMessageRecord] = []
+    private var switched = false
+    private var ledger = OverheadLedger()
+    private var counts: [HTTPByteCounts] = []
+    private var leftoverHeaders = [0, 0]
 
-    init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder) {
+    init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
+         overhead: OverheadOptions) {
         self.builder = builder
         self.capture = capture
+        self.overhead = overhead
         parser = HTTPConnectionParser(info: info, scratch: scratch) { [unowned self] record in
-            if record.flags.contains("upgrade") || record.flags.contains("tunnel") { tunnelOwner = record }
-            joiner.add(record) { builder.add($0, capture: capture) }
+            ledger.emitted(record)
+            var batch: [HTTPMessageRecord] = []
+            joiner.add(record) { batch.append($0) }
+            take(batch)
         }
+    }
+
+    private var holding: Bool { !overhead.isEmpty || switched }
+
+    private func take(_ batch: [HTTPMessageRecord]) {
+        if batch.contains(where: { $0.flags.contains("upgrade") || $0.flags.contains("tunnel") }) { switched = true }
+        if holding { held += batch } else { for record in batch { builder.add(record, capture: capture) } }
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser.receive(bytes, direction: direction, segment: segment)
+        parser?.receive(bytes, direction: direction, segment: segment)
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
-        parser.skip(byteCount, direction: direction, time: time)
+        parser?.skip(byteCount, direction: direction, time: time)
+    }
+
+    func packet(_ event: TCPPacketEvent) {
+        if overhead.contains(.packets) { ledger.note(event) }
     }
 
     func finish(time: CaptureTime) {
+        guard let parser else { return }
         parser.finish(time: time)
-        joiner.flush { builder.add($0, capture: capture) }
-        let up = parser.counts(for: .clientToServer), down = parser.counts(for: .serverToClient)
-        builder.summary.nonHTTPBytes += up.nonHTTPBytes + down.nonHTTPBytes
-        builder.summary.tunnelBytes += up.tunnelBytes + down.tunnelBytes
-        builder.summary.missingBytes += up.missingBytes + down.missingBytes
+        var batch: [HTTPMessageRecord] = []
+        joiner.flush { batch.append($0) }
+        take(batch)
+        counts = [parser.counts(for: .clientToServer), parser.counts(for: .serverToClient)]
+        leftoverHeaders = [parser.unattributedSegmentHeaderBytes(for: .clientToServer),
+                           parser.unattributedSegmentHeaderBytes(for: .serverToClient)]
+        builder.summary.nonHTTPBytes += counts[0].nonHTTPBytes + counts[1].nonHTTPBytes
+        builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
+        builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes
         if parser.isHTTP { builder.summary.httpConnections += 1 }
-        if let owner = tunnelOwner, up.tunnelBytes + down.tunnelBytes > 0 {
-            builder.addTunnel(requestSide: up.tunnelBytes, responseSide: down.tunnelBytes, like: owner, capture: capture)
+        self.parser = nil
+        if overhead.isEmpty {
+            attributeTunnels()
+            release()
         }
-        parser = nil
+    }
+
+    func connectionEnded(_ summary: TCPConnectionSummary) {
+        finish(time: summary.end)
+        guard ledger.recordCount > 0 else {
+            builder.summary.nonHTTPFrameBytes += summary.clientToServer.frameBytes + summary.serverToClient.frameBytes
+            return
+        }
+        var unattributed = 0
+        for direction in Direction.allCases {
+            let stats = summary[direction]
+            // Captured payload in no record or tunnel, payload cut off by the snaplen or after close.
+            unattributed += counts[direction.rawValue].nonHTTPBytes + stats.truncatedPayloadBytes
+                + stats.undeliveredPayloadBytes
+            // Overhead the user did not choose.
+            if !overhead.contains(.handshake) { unattributed += stats.handshakeBytes }
+            if !overhead.contains(.teardown) { unattributed += stats.teardownBytes }
+            if overhead.contains(.packets) {
+                unattributed += stats.undeliveredHeaderBytes
+            } else {
+                unattributed += stats.ackBytes + stats.retransmissionFrameBytes + stats.dataHeaderBytes
+                    + (stats.dataPayloadBytes - stats.deliveredBytes - stats.truncatedPayloadBytes
+                        - stats.undeliveredPayloadBytes)  // the repeated part of partly new segments
+            }
+        }
+        if !overhead.isEmpty {
+            attributeTunnels()
+            unattributed += attribute(summary)
+            release()
+        }
+        builder.summary.unattributedFrameBytes += unattributed
+    }
+
+    /// Distributes the connection's overhead over its held records; returns the bytes that found none.
+    private func attribute(_ summary: TCPConnectionSummary) -> Int {
+        guard !held.isEmpty else { return 0 }
+        var lost = 0
+        let first = held.map(\.index).min()!, last = held.map(\.index).max()!
+        /// The record on `direction`'s side of exchange `index` (the final response for responses),
+        /// else the other side's record of that exchange.
+        func slot(_ index: Int, _ direction: Direction) -> Int? {
+            let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+            return held.lastIndex { $0.index == index && $0.kind == kind } ?? held.lastIndex { $0.index == index }
+        }
+        if overhead.contains(.packets) {
+            for i in held.indices { held[i].packetOverheadBytes += held[i].segmentHeaderBytes }
+            for direction in Direction.allCases {
+                // Headers of tunnel or trailing non-HTTP stretches: the direction's last message.
+                let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+                if let target = held.lastIndex(where: { $0.kind == kind }) ?? held.indices.last {
+                    held[target].packetOverheadBytes += leftoverHeaders[direction.rawValue]
+                }
+            }
+            ledger.settle()
+            for (entry, charge) in ledger.charges {
+                guard let target = slot(entry.index, entry.direction) else {
+                    lost += charge.ack + charge.retransmitted
+                    continue
+                }
+                held[target].packetOverheadBytes += charge.ack
+                held[target].retransmittedBytes += charge.retransmitted
+            }
+            lost += ledger.unsettledBytes
+        }
+        for direction in Direction.allCases {
+            let stats = summary[direction]
+            if overhead.contains(.handshake) {
+                if let target = slot(first, direction) { held[target].handshakeBytes += stats.handshakeBytes } else {
+                    lost += stats.handshakeBytes
+                }
+            }
+            if overhead.contains(.teardown) {
+                if let target = slot(last, direction) { held[target].teardownBytes += stats.teardownBytes } else {
+                    lost += stats.teardownBytes
+                }
+            }
+        }
+        return lost
+    }
+
+    /// Bytes after a protocol switch belong to the exchange that switched, each direction to its side.
+    private func attributeTunnels() {
+        guard switched, counts.count == 2,
+            let response = held.lastIndex(where: { $0.flags.contains("upgrade") || $0.flags.contains("tunnel") })
+        else { return }
+        let index = held[response].index
+        held[response].tunnelBytes += counts[1].tunnelBytes
+        if let request = held.lastIndex(where: { $0.kind == .request && $0.index == index }) {
+            held[request].tunnelBytes += counts[0].tunnelBytes
+        } else {
+            held[response].tunnelBytes += counts[0].tunnelBytes
+        }
+        switched = false
+    }
+
+    private func release() {
+        for record in held { builder.add(record, capture: capture) }
+        held = []
     }
 }

@@ -51,16 +51,6 @@ final class ReportBuilder {
         if options.keepMessages { messages.append((capture, record)) }
     }
 
-    /// Bytes after CONNECT or `101 Switching Protocols` count to the host and path that switched.
-    func addTunnel(requestSide: Int, responseSide: Int, like record: HTTPMessageRecord, capture: Int) {
-        guard matches(record) else { return }
-        let keys = options.groupBy.map { key(for: $0, record: record, capture: capture, paths: options.paths) }
-        groups[keys, default: GroupTotals()].request.tunnelBytes &+= requestSide
-        groups[keys, default: GroupTotals()].response.tunnelBytes &+= responseSide
-        totals.request.tunnelBytes &+= requestSide
-        totals.response.tunnelBytes &+= responseSide
-    }
-
     private func key(for field: GroupField, record: HTTPMessageRecord, capture: Int, paths: PathNormalizer) -> String {
         switch field {
         case .host: return record.host

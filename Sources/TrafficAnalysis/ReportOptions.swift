@@ -7,6 +7,8 @@ public struct ReportOptions: Sendable {
     public var pathGlob: String?
     /// Keep every record for `--messages`.
     public var keepMessages = false
+    /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.
+    public var overhead: OverheadOptions = []
     public var analysis = AnalysisOptions()
 
     public init() {}

@@ -25,5 +25,16 @@ public struct ReportSummary: Sendable, Equatable {
     /// Frames that are not TCP over IP, and frames too damaged to decode.
     public var nonTCPPackets = 0
 
+    // The frame-byte reconciliation (issue 6): with `--overhead all`, the groups' wire bytes +
+    // non-HTTP + non-TCP + unattributed frame bytes = the capture's frame bytes.
+    public var captureFrameBytes = 0
+    /// Frames of TCP connections that carried no HTTP.
+    public var nonHTTPFrameBytes = 0
+    /// Frames that are not TCP over IP, frames too damaged to decode, fragments never completed.
+    public var nonTCPFrameBytes = 0
+    /// Frame bytes of HTTP connections in no record: non-HTTP stretches, payload cut by the snaplen,
+    /// data after close, and overhead not chosen with `--overhead`.
+    public var unattributedFrameBytes = 0
+
     public init() {}
 }

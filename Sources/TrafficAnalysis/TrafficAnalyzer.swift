@@ -20,7 +20,10 @@ public enum TrafficAnalyzer {
         for (index, path) in paths.enumerated() {
             let analysis = try CaptureAnalysis.run(
                 path: path, options: analysisOptions,
-                makeHandler: { info in HTTPConnectionTap(info: info, capture: index, scratch: scratch, builder: builder) },
+                makeHandler: { info in
+                    HTTPConnectionTap(
+                        info: info, capture: index, scratch: scratch, builder: builder, overhead: options.overhead)
+                },
                 progress: progress.map { report in { report(index, $0, $1) } })
             captures.append(analysis.summary)
             anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
@@ -32,6 +35,8 @@ public enum TrafficAnalyzer {
             builder.summary.durationNanoseconds += s.duration.nanoseconds
             builder.summary.connections += analysis.connectionCount
             builder.summary.nonTCPPackets += s.nonTCPPackets + s.undecodedPackets
+            builder.summary.captureFrameBytes += s.frameBytes
+            builder.summary.nonTCPFrameBytes += s.nonTCPFrameBytes + s.undecodedFrameBytes
         }
         if builder.summary.decodeErrors > 0 {
             warnings.append(AnalysisWarning(

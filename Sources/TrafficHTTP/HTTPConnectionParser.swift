@@ -82,6 +82,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// Whether at least one HTTP start line was seen in either direction.
     public var isHTTP: Bool { requests.sawHTTP || responses.sawHTTP }
 
+    /// Segment header bytes of `direction` not yet in any record: non-HTTP or tunnel stretches (final after `finish`).
+    public func unattributedSegmentHeaderBytes(for direction: Direction) -> Int { parser(direction).headerShare }
+
     /// Where the bytes of `direction` went so far (final after `finish`).
     public func counts(for direction: Direction) -> HTTPByteCounts { parser(direction).counts }
 
@@ -94,20 +97,37 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
         guard !finished else { return }
         let parser = parser(direction)
+        parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count
         var offset = 0
+        // The segment's header bytes are shared among the messages of this delivery in proportion to
+        // their bytes; cumulative rounding keeps the shares summing to exactly `overheadBytes`.
+        let overhead = segment.overheadBytes
+        var allocated = 0
+        func share(upTo end: Int) -> Int {
+            guard overhead > 0, !bytes.isEmpty else { return 0 }
+            let target = overhead * end / bytes.count
+            defer { allocated = target }
+            return target - allocated
+        }
         while true {
             if direction == .serverToClient, offset < bytes.count, parser.isAtMessageBoundary,
                 case .exchange(let exchange)? = pending.first, exchange.isHTTP09
             {
                 // RFC 1945 §4.1: the answer to a simple request is a bare entity body, ended by the close.
-                parser.beginRawResponse(time: segment.time)
+                parser.beginRawResponse(time: segment.time, position: parser.streamBase + offset)
                 _ = pairResponse(final: true)
             }
             switch parser.parse(bytes, from: &offset, time: segment.time) {
-            case .needMore: return
-            case .head: headCompleted(direction)
-            case .message(let record): messageCompleted(record, direction)
+            case .needMore:
+                parser.headerShare += share(upTo: bytes.count)
+                return
+            case .head:
+                parser.headerShare += share(upTo: offset)
+                headCompleted(direction)
+            case .message(let record):
+                parser.headerShare += share(upTo: offset)
+                messageCompleted(record, direction)
             }
         }
     }
@@ -161,6 +181,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     private func messageCompleted(_ record: HTTPMessageRecord, _ direction: Direction) {
+        var record = record
+        record.segmentHeaderBytes += parser(direction).headerShare
+        parser(direction).headerShare = 0
         guard direction == .clientToServer else {
             emitRecord(record)
             return

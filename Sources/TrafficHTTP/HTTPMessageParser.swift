@@ -56,6 +56,11 @@ final class HTTPMessageParser {
     private(set) var lineLength = 0
     private var lineTime = CaptureTime.zero
     private var lineSniffed = false
+    /// Stream position of `bytes[0]` in the current `parse` call, and of the current line's first byte.
+    var streamBase = 0
+    private var lineStart = 0
+    /// Segment header bytes of bytes consumed since the last record was completed (see `segmentHeaderBytes`).
+    var headerShare = 0
 
     // The message being parsed.
     var record: HTTPMessageRecord
@@ -161,7 +166,10 @@ final class HTTPMessageParser {
 
     /// Returns true when an HTTP/0.9 request line completed a message head by itself.
     private func startLineStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, time: CaptureTime) -> Bool {
-        if lineLength == 0 { lineTime = time }
+        if lineLength == 0 {
+            lineTime = time
+            lineStart = streamBase + offset
+        }
         guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
             appendToLine(bytes, offset..<bytes.count)
             offset = bytes.count
@@ -205,6 +213,7 @@ final class HTTPMessageParser {
     private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
         record = template
         record.time = lineTime
+        record.streamOffset = lineStart
         record.lineBytes = lineBytes
         fields = HTTPHeadFields()
         inMessage = true
@@ -230,9 +239,10 @@ final class HTTPMessageParser {
     }
 
     /// Starts the raw response to an HTTP/0.9 request: no head, everything until close is body.
-    func beginRawResponse(time: CaptureTime) {
+    func beginRawResponse(time: CaptureTime, position: Int) {
         record = template
         record.time = time
+        record.streamOffset = position
         record.version = HTTPStartLine.http09
         record.flag("http09")
         fields = HTTPHeadFields()

@@ -50,6 +50,28 @@ public struct HTTPMessageRecord: Sendable {
     public var missingBytes: Int = 0
     public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes }
 
+    // Connection overhead (`--overhead`); all zero unless the analysis attributes it.
+    /// Frame bytes of the SYN, SYN-ACK and completing ACK, on the first exchange of the connection.
+    public var handshakeBytes = 0
+    /// Frame bytes of FIN/RST frames and the ACKs of FINs, on the last exchange.
+    public var teardownBytes = 0
+    /// L2–L4 header bytes of the data segments carrying this message, and pure ACKs attributed to it.
+    public var packetOverheadBytes = 0
+    /// Frame bytes of retransmitted segments of this message.
+    public var retransmittedBytes = 0
+    /// Bytes after CONNECT 2xx or `101 Switching Protocols` in this record's direction (on the record that switched).
+    public var tunnelBytes = 0
+    /// Everything this message cost on the wire with the overhead chosen.
+    public var wireBytes: Int {
+        transferBytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
+    }
+
+    /// Offset of the message's first byte in its direction's stream (captured and missing bytes counted).
+    public var streamOffset = 0
+    /// This message's share of the header bytes of the data segments that carried it, split in proportion
+    /// when a segment carries parts of two messages; the analysis turns it into `packetOverheadBytes`.
+    public var segmentHeaderBytes = 0
+
     // Description and flags
     public var contentType: String?
     public var contentEncoding: String?

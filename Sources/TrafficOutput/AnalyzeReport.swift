@@ -44,6 +44,14 @@ public struct AnalyzeReport {
             ("tunnel_bytes", t.request.tunnelBytes + t.response.tunnelBytes),
             ("incomplete_messages", t.incomplete),
         ]
+        // Connection overhead (issue 6), at the end; zero unless chosen with --overhead.
+        fields += [
+            ("handshake_bytes", t.request.handshakeBytes + t.response.handshakeBytes),
+            ("teardown_bytes", t.request.teardownBytes + t.response.teardownBytes),
+            ("packet_overhead_bytes", t.request.packetOverheadBytes + t.response.packetOverheadBytes),
+            ("retransmitted_bytes", t.request.retransmittedBytes + t.response.retransmittedBytes),
+            ("wire_bytes", t.request.wireBytes + t.response.wireBytes),
+        ]
         return fields
     }
 
@@ -126,6 +134,10 @@ public struct AnalyzeReport {
         w.field("decode_errors", s.decodeErrors)
         w.field("incomplete_messages", s.incompleteMessages)
         w.field("non_tcp_packets", s.nonTCPPackets)
+        w.field("capture_frame_bytes", s.captureFrameBytes)
+        w.field("non_http_frame_bytes", s.nonHTTPFrameBytes)
+        w.field("non_tcp_frame_bytes", s.nonTCPFrameBytes)
+        w.field("unattributed_frame_bytes", s.unattributedFrameBytes)
         w.beginObject("anomalies")
         for (name, count) in report.anomalies.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
         w.endObject()

@@ -22,6 +22,11 @@ public struct ConnectionsReport {
             ("handshake_bytes", s.handshakeBytes),
             ("teardown_bytes", s.teardownBytes),
             ("ack_bytes", s.ackBytes),
+            // The rest of the packet-class split: frame_bytes = handshake + teardown + ack + data header
+            // + data payload + retransmission frame bytes.
+            ("data_header_bytes", s.dataHeaderBytes),
+            ("data_payload_bytes", s.dataPayloadBytes),
+            ("retransmission_frame_bytes", s.retransmissionFrameBytes),
         ]
     }
 

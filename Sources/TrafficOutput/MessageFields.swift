@@ -43,6 +43,12 @@ enum MessageFields {
             ("complete", .flag(r.complete)),
             ("paired", .flag(r.paired)),
             ("flags", .list(r.flags)),
+            ("tunnel_bytes", .number(r.tunnelBytes)),
+            ("handshake_bytes", .number(r.handshakeBytes)),
+            ("teardown_bytes", .number(r.teardownBytes)),
+            ("packet_overhead_bytes", .number(r.packetOverheadBytes)),
+            ("retransmitted_bytes", .number(r.retransmittedBytes)),
+            ("wire_bytes", .number(r.wireBytes)),
         ]
     }
 

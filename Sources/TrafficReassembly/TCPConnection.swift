@@ -34,7 +34,10 @@ final class TCPConnection {
         lastSeen = time
         let direction = direction(of: segment)
         let flags = segment.flags
-        let context = TCPSegmentContext(time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes)
+        let isControl = !flags.intersection([.syn, .fin, .rst]).isEmpty
+        let context = TCPSegmentContext(
+            time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes,
+            overheadBytes: isControl ? 0 : segment.headerBytes)
         var stats = self[direction].stats
         stats.packets += segment.frameCount
         stats.frameBytes += segment.frameBytes
@@ -68,10 +71,25 @@ final class TCPConnection {
                 stats.ackPackets += segment.frameCount
                 stats.ackBytes += segment.frameBytes
                 stats.retransmittedBytes += segment.payloadLength
+                report(.ack, direction: direction, segment: segment, time: time)
             } else {
-                let fresh = add(segment, direction: direction, offset: offset, context: context, limits: limits,
-                                bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+                let finishedBefore = streamsFinished
+                let (fresh, uncaptured) = add(segment, direction: direction, offset: offset, context: context,
+                                              limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
                 stats.retransmittedBytes += segment.payloadLength - fresh
+                stats.truncatedPayloadBytes += uncaptured
+                if finishedBefore, fresh > 0 { stats.undeliveredPayloadBytes += fresh - uncaptured }
+                // A data frame whose new bytes were never handed on carried its headers nowhere.
+                if control == .none, fresh > 0, finishedBefore || fresh == uncaptured {
+                    stats.undeliveredHeaderBytes += headerBytes
+                }
+                // Repeated payload costs wire bytes too: a partly old segment reports its old part, a
+                // control frame its old payload (whole old data frames are reported below).
+                let old = segment.payloadLength - fresh
+                if old > 0, fresh > 0 || control != .none {
+                    handler?.packet(TCPPacketEvent(
+                        kind: .retransmission, direction: direction, frameBytes: old, streamOffset: offset, time: time))
+                }
                 switch control {
                 case .handshake:
                     stats.handshakePackets += segment.frameCount
@@ -93,6 +111,9 @@ final class TCPConnection {
                 } else {
                     stats.retransmissionPackets += segment.frameCount
                     stats.retransmissionFrameBytes += segment.frameBytes
+                    handler?.packet(TCPPacketEvent(
+                        kind: .retransmission, direction: direction, frameBytes: segment.frameBytes,
+                        streamOffset: offset, time: time))
                 }
             }
         } else {
@@ -119,6 +140,7 @@ final class TCPConnection {
                 } else {
                     stats.ackPackets += segment.frameCount
                     stats.ackBytes += segment.frameBytes
+                    report(.ack, direction: direction, segment: segment, time: time)
                 }
             }
         }
@@ -158,36 +180,52 @@ final class TCPConnection {
         }
     }
 
-    /// Delivers or holds the segment's payload; returns how many of its bytes were new.
+    /// Tells the handler about a pure ACK, with the position it acknowledges in the other direction.
+    private func report(_ kind: TCPPacketEvent.Kind, direction: Direction, segment: TCPSegment, time: CaptureTime) {
+        guard let handler else { return }
+        let other = self[direction.opposite]
+        let acknowledged = other.started && segment.flags.contains(.ack) ? other.offset(of: segment.acknowledgmentNumber) : 0
+        handler.packet(TCPPacketEvent(
+            kind: kind, direction: direction, frameBytes: segment.frameBytes, streamOffset: acknowledged, time: time))
+    }
+
+    /// Delivers or holds the segment's payload; returns how many of its bytes were new, and how many of
+    /// those the snaplen cut off.
     private func add(_ segment: TCPSegment, direction: Direction, offset: Int64, context: TCPSegmentContext,
-                     limits: TCPReassemblyLimits, bufferedTotal: inout Int, anomalies: inout [Int]) -> Int {
+                     limits: TCPReassemblyLimits, bufferedTotal: inout Int, anomalies: inout [Int]) -> (Int, Int) {
         let end = offset + Int64(segment.payloadLength)
         let capturedEnd = offset + Int64(segment.payload.count)
         let next = self[direction].nextOffset
         if self[direction].pending.isEmpty, offset <= next, !streamsFinished {
             // The common case, in order with nothing held back: straight from the packet, no copy, no allocation.
-            guard end > next else { return 0 }
+            guard end > next else { return (0, 0) }
             if capturedEnd > next {
                 deliver(UnsafeRawBufferPointer(rebasing: segment.payload[Int(next - offset)...]), direction: direction,
                         context: context)
             }
             skip(to: end, direction: direction, time: context.time)
-            return Int(end - next)
+            return (Int(end - next), Int(end - max(next, capturedEnd)))
         }
         let fresh = self[direction].uncovered(offset..<end)
         let freshCount = fresh.reduce(0) { $0 + Int($1.count) }
-        guard freshCount > 0 else { return 0 }
+        let uncaptured = fresh.reduce(0) { $0 + Int($1.clamped(to: capturedEnd..<max(capturedEnd, end)).count) }
+        guard freshCount > 0 else { return (0, 0) }
         if streamsFinished {
             anomalies[TCPAnomaly.dataAfterClose.rawValue] += 1
-            return freshCount
+            return (freshCount, 0)
         }
-        // Hold back every fresh range but one starting at `next`, which goes straight from the packet.
+        // Hold back every fresh range but one starting at `next`, which goes straight from the packet. The
+        // frame's header bytes travel with its first captured piece only, so they are attributed once.
+        var overheadCarried = false
+        if let first = fresh.first, first.lowerBound == next, next < capturedEnd { overheadCarried = true }
         for range in fresh {
             for (piece, isData) in [(range.clamped(to: offset..<capturedEnd), true),
                                     (range.clamped(to: capturedEnd..<end), false)] where !piece.isEmpty {
                 if piece.lowerBound == next && isData { continue }
                 var held = TCPStreamState.Piece(offset: piece.lowerBound, bytes: [], gapLength: 0, context: context)
                 if isData {
+                    if overheadCarried { held.context.overheadBytes = 0 }
+                    overheadCarried = true
                     let from = Int(piece.lowerBound - offset), to = Int(piece.upperBound - offset)
                     held.bytes = Array(UnsafeRawBufferPointer(rebasing: segment.payload[from..<to]))
                     bufferedTotal += held.bytes.count
@@ -212,7 +250,7 @@ final class TCPConnection {
             skip(to: self[direction].pending[0].offset, direction: direction, time: context.time)
             drain(direction, bufferedTotal: &bufferedTotal)
         }
-        return freshCount
+        return (freshCount, uncaptured)
     }
 
     private func deliver(_ bytes: UnsafeRawBufferPointer, direction: Direction, context: TCPSegmentContext) {
@@ -261,7 +299,14 @@ final class TCPConnection {
             self[direction].pending = []
         }
         handler?.finish(time: time)
+    }
+
+    /// The reassembler lets go of the connection: the handler gets the final accounting and is released.
+    func end(evicted: Bool) -> TCPConnectionSummary {
+        let summary = summary(evicted: evicted)
+        handler?.connectionEnded(summary)
         handler = nil
+        return summary
     }
 
     func summary(evicted: Bool) -> TCPConnectionSummary {

@@ -38,6 +38,13 @@ public struct TCPDirectionStats: Sendable, Equatable {
     /// Segments whose payload was entirely seen before, counted as whole frames.
     public var retransmissionPackets = 0
     public var retransmissionFrameBytes = 0
+    /// New payload the snaplen cut off (counted in `dataPayloadBytes`, handed on as gaps).
+    public var truncatedPayloadBytes = 0
+    /// New payload that arrived after the connection's streams were finished, so was never delivered.
+    public var undeliveredPayloadBytes = 0
+    /// Header bytes of data segments none of whose payload was delivered (after close, or all cut by the
+    /// snaplen); the rest of `dataHeaderBytes` travels with deliveries as `TCPSegmentContext.overheadBytes`.
+    public var undeliveredHeaderBytes = 0
 
     public init() {}
 

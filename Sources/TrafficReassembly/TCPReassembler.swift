@@ -103,7 +103,7 @@ public final class TCPReassembler {
     private func end(_ connection: TCPConnection, key: FlowKey, time: CaptureTime, evicted: Bool) {
         connection.finishStreams(time: max(time, connection.lastSeen), bufferedTotal: &bufferedTotal)
         if table[key] === connection { table[key] = nil }
-        connectionEnded(connection.summary(evicted: evicted))
+        connectionEnded(connection.end(evicted: evicted))
     }
 
     private func sweepIfDue(now: CaptureTime) {

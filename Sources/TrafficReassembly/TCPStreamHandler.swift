@@ -25,12 +25,34 @@ public struct TCPSegmentContext: Sendable {
     public var frameBytes: Int
     /// Link, IP and TCP header bytes of the packet: `frameBytes` minus TCP payload.
     public var headerBytes: Int
+    /// The header bytes that this delivery carries for packet-overhead attribution: `headerBytes` on the
+    /// first delivery of a data segment's bytes, 0 on later pieces of it and for SYN/FIN/RST frames (whose
+    /// headers are handshake or teardown bytes). Summed over deliveries it equals `dataHeaderBytes`.
+    public var overheadBytes: Int
 
-    public init(time: CaptureTime, frameBytes: Int, headerBytes: Int) {
+    public init(time: CaptureTime, frameBytes: Int, headerBytes: Int, overheadBytes: Int? = nil) {
         self.time = time
         self.frameBytes = frameBytes
         self.headerBytes = headerBytes
+        self.overheadBytes = overheadBytes ?? headerBytes
     }
+}
+
+/// A frame that carries no new stream bytes, for attributing its cost to a message.
+public struct TCPPacketEvent: Sendable {
+    public enum Kind: Sendable {
+        /// A pure ACK (or keep-alive); `streamOffset` is the acknowledged position in the *other* direction.
+        case ack
+        /// A segment whose payload was all seen before; `streamOffset` is where its payload starts in this direction.
+        case retransmission
+    }
+
+    public var kind: Kind
+    /// The direction the frame travelled.
+    public var direction: Direction
+    public var frameBytes: Int
+    public var streamOffset: Int64
+    public var time: CaptureTime
 }
 
 /// Receives the reassembled byte streams of one connection (both directions).
@@ -44,4 +66,13 @@ public protocol TCPStreamHandler: AnyObject {
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime)
     /// Both directions have ended: closed by FIN/RST, idle past the timeout, evicted, or at the end of the capture.
     func finish(time: CaptureTime)
+    /// A pure ACK or a retransmission was seen (also after `finish`, until `connectionEnded`).
+    func packet(_ event: TCPPacketEvent)
+    /// The reassembler lets go of the connection: its final accounting. Called once, after `finish`.
+    func connectionEnded(_ summary: TCPConnectionSummary)
+}
+
+extension TCPStreamHandler {
+    public func packet(_ event: TCPPacketEvent) {}
+    public func connectionEnded(_ summary: TCPConnectionSummary) {}
 }

@@ -25,6 +25,7 @@ struct Analyze: ParsableCommand {
               traffic analyze --messages --format json capture.pcap | jq '.messages[0]'
               traffic analyze --path-template '/users/{id}/orders/{order}' --host 'api.*' capture.pcap
               traffic analyze --filter 'tcp port 8080' run1.pcap run2.pcap --per-capture
+              traffic analyze --overhead all --bytes capture.pcap
             """)
 
     @OptionGroup var input: InputOptions
@@ -38,6 +39,9 @@ struct Analyze: ParsableCommand {
 
     @Option(help: "Group paths matching this template, e.g. '/users/{id}/orders/{order}'. Repeatable.")
     var pathTemplate: [String] = []
+
+    @Option(help: "Add connection overhead to wire_bytes: handshake, teardown, packets (comma-separated) or all.")
+    var overhead: String?
 
     @Flag(help: "List every request and response record instead of groups.")
     var messages = false
@@ -61,15 +65,19 @@ struct Analyze: ParsableCommand {
     var noColor = false
 
     func validate() throws {
-        for name in groupBy.split(separator: ",") where GroupField(rawValue: name.trimmingCharacters()) == nil {
-            throw ValidationError("unknown --group-by field '\(name)'; use host, path, method, status, content-type, connection")
+        if GroupField.parseList(groupBy) == nil {
+            throw ValidationError("unknown --group-by field in '\(groupBy)'; use host, path, method, status, content-type, connection")
+        }
+        if let overhead, OverheadOptions(list: overhead) == nil {
+            throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
     }
 
     func run() throws {
         var options = ReportOptions()
-        options.groupBy = groupBy.split(separator: ",").compactMap { GroupField(rawValue: $0.trimmingCharacters()) }
+        options.groupBy = GroupField.parseList(groupBy) ?? [.host, .path]
+        options.overhead = overhead.flatMap(OverheadOptions.init(list:)) ?? []
         if perCapture { options.groupBy.insert(.capture, at: 0) }
         options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplate)
         options.hostGlob = host
@@ -96,11 +104,3 @@ struct Analyze: ParsableCommand {
     }
 }
 
-extension Substring {
-    func trimmingCharacters() -> String {
-        var s = self
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}

@@ -20,13 +20,15 @@ struct TLSConnectionFlags: OptionSet {
     static let malformedServerHello = TLSConnectionFlags(rawValue: 1 << 8)
     /// A gap or desync cut a handshake message being reassembled: later hellos in that direction are not parsed.
     static let handshakeLost = TLSConnectionFlags(rawValue: 1 << 9)
+    /// The session was resumed (see `TLSConnectionSummary.resumed`).
+    static let resumed = TLSConnectionFlags(rawValue: 1 << 10)
 
     /// Names in a fixed (sorted) order, so that reports are deterministic.
     static let names: [(TLSConnectionFlags, String)] = [
         (.ech, "ech"), (.gap, "gap"), (.handshakeLost, "handshake_lost"),
         (.handshakeMessageTooLarge, "handshake_message_too_large"), (.helloRetryRequest, "hello_retry_request"),
         (.malformedClientHello, "malformed_client_hello"), (.malformedServerHello, "malformed_server_hello"),
-        (.recordDesync, "record_desync"), (.resynchronized, "resynchronized"), (.truncatedRecord, "truncated_record"),
+        (.recordDesync, "record_desync"), (.resumed, "resumed"), (.resynchronized, "resynchronized"), (.truncatedRecord, "truncated_record"),
     ]
 
     var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }

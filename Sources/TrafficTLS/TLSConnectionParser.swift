@@ -22,6 +22,8 @@ public final class TLSConnectionParser: TCPStreamHandler {
     private var serverHello: TLSServerHello?
     private var flags = TLSConnectionFlags()
     private var sawRecord = false
+    /// The server sent ServerHelloDone: a full TLS ≤ 1.2 handshake, not a resumed one.
+    private var sawServerHelloDone = false
     /// `finish` was called: the summary is final.
     public private(set) var isFinished = false
 
@@ -55,7 +57,9 @@ public final class TLSConnectionParser: TCPStreamHandler {
                 if header.contentType == .changeCipherSpec { changeCipherSpec(direction: d) }
             case .lostSync:
                 flags.insert(.recordDesync)
-                loseHandshake(direction: d)
+                // Nothing was lost, only non-TLS bytes inserted: the handshake stream stays aligned
+                // unless a message was cut (e.g. a proxy preamble before the ClientHello is harmless).
+                if handshakes[d].isInsideMessage { loseHandshake(direction: d) }
             }
         }
     }
@@ -93,6 +97,7 @@ public final class TLSConnectionParser: TCPStreamHandler {
             summary.selectedALPN = serverHello.alpnProtocol
         }
         summary.helloRetryRequest = flags.contains(.helloRetryRequest)
+        summary.resumed = flags.contains(.resumed)
         summary.flags = flags.names
         summary.clientToServer = records[Direction.clientToServer.rawValue].stats
         summary.serverToClient = records[Direction.serverToClient.rawValue].stats
@@ -109,6 +114,10 @@ public final class TLSConnectionParser: TCPStreamHandler {
             case .none: break
             case .tooLarge: flags.insert(.handshakeMessageTooLarge)
             case .message(let type): parseHello(type: type, direction: d)
+            case .skipped(let type):
+                if type == TLSHandshakeAssembler.serverHelloDone, d == Direction.serverToClient.rawValue {
+                    sawServerHelloDone = true
+                }
             }
         }
     }
@@ -133,6 +142,7 @@ public final class TLSConnectionParser: TCPStreamHandler {
             // A ServerHello after a HelloRetryRequest replaces it: it holds the final choices.
             serverHello = hello
             if hello.isHelloRetryRequest { flags.insert(.helloRetryRequest) }
+            if hello.negotiatedVersion == .tls13, hello.acceptsPreSharedKey { flags.insert(.resumed) }
         }
     }
 
@@ -140,10 +150,16 @@ public final class TLSConnectionParser: TCPStreamHandler {
     /// so its handshake records can't be parsed. In TLS 1.3 the record is a middlebox-compatibility
     /// no-op (RFC 8446 §D.4) and a second ClientHello may still follow it in plaintext.
     private func changeCipherSpec(direction d: Int) {
-        if serverHello?.negotiatedVersion != .tls13 { handshakes[d].stop() }
+        guard serverHello?.negotiatedVersion != .tls13 else { return }
+        handshakes[d].stop()
+        // RFC 5246 §7.3: in an abbreviated (resumed) handshake the server's change_cipher_spec
+        // follows its ServerHello directly; a full handshake sends ServerHelloDone first.
+        if d == Direction.serverToClient.rawValue, serverHello != nil, !sawServerHelloDone, !flags.contains(.gap) {
+            flags.insert(.resumed)
+        }
     }
 
-    /// Framing was lost: the handshake stream can't be realigned, so hellos are no longer parsed.
+    /// Handshake bytes were lost: the handshake stream can't be realigned, so hellos are no longer parsed.
     private func loseHandshake(direction d: Int) {
         if handshakes[d].isInsideMessage { flags.insert(.handshakeLost) }
         handshakes[d].stop()

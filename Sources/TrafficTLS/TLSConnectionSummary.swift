@@ -21,11 +21,15 @@ public struct TLSConnectionSummary: Sendable {
     public var negotiatedVersion: TLSVersion?
     /// The cipher suite the (last) ServerHello chose.
     public var cipherSuite: TLSCipherSuite?
+    /// The session was resumed: the TLS 1.3 ServerHello accepted a PSK (RFC 8446 §4.2.11), or a
+    /// TLS ≤ 1.2 server sent change_cipher_spec without a ServerHelloDone, i.e. an abbreviated
+    /// handshake (RFC 5246 §7.3).
+    public var resumed = false
     /// The server sent a HelloRetryRequest (RFC 8446 §4.1.4).
     public var helloRetryRequest = false
     /// Facts and anomalies by snake_case name, sorted: `ech`, `gap`, `handshake_lost`,
     /// `handshake_message_too_large`, `hello_retry_request`, `malformed_client_hello`,
-    /// `malformed_server_hello`, `record_desync`, `resynchronized`, `truncated_record`.
+    /// `malformed_server_hello`, `record_desync`, `resumed`, `resynchronized`, `truncated_record`.
     public var flags: [String] = []
     public var clientToServer = TLSDirectionStats()
     public var serverToClient = TLSDirectionStats()

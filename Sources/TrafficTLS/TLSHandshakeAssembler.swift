@@ -9,6 +9,8 @@ struct TLSHandshakeAssembler {
     /// (which also carries HelloRetryRequest).
     static let clientHello: UInt8 = 1
     static let serverHello: UInt8 = 2
+    /// RFC 5246 §7.4.5: ends the server's first flight of a full (not resumed) TLS ≤ 1.2 handshake.
+    static let serverHelloDone: UInt8 = 14
 
     enum State: Equatable {
         /// Reading the 4-byte message header (`headerCount` bytes of it so far).
@@ -26,6 +28,8 @@ struct TLSHandshakeAssembler {
         case none
         /// A hello of `type` is complete in `body`.
         case message(type: UInt8)
+        /// The header of a message that is skipped, not parsed.
+        case skipped(type: UInt8)
         /// A hello announced more than the limit: it is skipped.
         case tooLarge
     }
@@ -79,7 +83,7 @@ struct TLSHandshakeAssembler {
             let length = Int(headerBits & 0xff_ffff)
             guard type == Self.clientHello || type == Self.serverHello else {
                 state = length == 0 ? .header : .discarding(remaining: length)
-                return (1, .none)
+                return (1, .skipped(type: type))
             }
             guard length <= limit else {
                 state = .discarding(remaining: length)

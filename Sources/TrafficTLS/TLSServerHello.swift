@@ -9,6 +9,8 @@ public struct TLSServerHello: Sendable, Equatable {
     public var alpnProtocol: String?
     /// The message is a HelloRetryRequest: a ServerHello whose random is the special value of RFC 8446 §4.1.3.
     public var isHelloRetryRequest = false
+    /// pre_shared_key is present: a TLS 1.3 server resumed a session (RFC 8446 §4.2.11).
+    public var acceptsPreSharedKey = false
 
     public init(legacyVersion: TLSVersion, cipherSuite: TLSCipherSuite) {
         self.legacyVersion = legacyVersion
@@ -43,8 +45,11 @@ public struct TLSServerHello: Sendable, Equatable {
                 // RFC 8446 §4.2.1: in a ServerHello, a single `ProtocolVersion selected_version`.
                 guard let selected = data.readUInt16() else { return nil }
                 hello.selectedVersion = TLSVersion(rawValue: selected)
+            case TLSExtensionType.preSharedKey:
+                hello.acceptsPreSharedKey = true
             case TLSExtensionType.applicationLayerProtocolNegotiation:
-                // RFC 7301 §3.1: the server's list holds exactly one name.
+                // RFC 7301 §3.1: the server's list holds exactly one name. TLS 1.3 moves it into the
+                // encrypted EncryptedExtensions (RFC 8446 §4.3.1), so only TLS ≤ 1.2 shows it here.
                 guard let protocols = TLSClientHello.readALPNList(&data) else { return nil }
                 hello.alpnProtocol = protocols.first
             default:

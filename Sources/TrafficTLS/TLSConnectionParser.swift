@@ -151,12 +151,14 @@ public final class TLSConnectionParser: TCPStreamHandler {
     /// no-op (RFC 8446 §D.4) and a second ClientHello may still follow it in plaintext.
     private func changeCipherSpec(direction d: Int) {
         guard serverHello?.negotiatedVersion != .tls13 else { return }
-        handshakes[d].stop()
         // RFC 5246 §7.3: in an abbreviated (resumed) handshake the server's change_cipher_spec
-        // follows its ServerHello directly; a full handshake sends ServerHelloDone first.
-        if d == Direction.serverToClient.rawValue, serverHello != nil, !sawServerHelloDone, !flags.contains(.gap) {
+        // follows its ServerHello directly; a full handshake sends ServerHelloDone first. Only
+        // trusted when every server handshake message so far was seen.
+        let sawWholeFlight = handshakes[d].state != .stopped && !flags.contains(.gap)
+        if d == Direction.serverToClient.rawValue, serverHello != nil, !sawServerHelloDone, sawWholeFlight {
             flags.insert(.resumed)
         }
+        handshakes[d].stop()
     }
 
     /// Handshake bytes were lost: the handshake stream can't be realigned, so hellos are no longer parsed.

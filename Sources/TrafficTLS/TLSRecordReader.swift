@@ -68,19 +68,7 @@ struct TLSRecordReader {
             state = .searching
             return (1, .lostSync)
         case .searching:
-            var offset = start
-            while offset < bytes.count {
-                push(bytes[offset])
-                offset += 1
-                guard pendingCount == TLSRecordHeader.byteCount else { continue }
-                if let header = pendingHeader(), isPlausibleResynchronization(header) {
-                    pendingCount = 0
-                    begin(header)
-                    return (offset - start, .record(header, resynchronized: true))
-                }
-                dropOldestPending()
-            }
-            return (offset - start, .none)
+            return search(bytes, from: start)
         }
     }
 
@@ -112,6 +100,47 @@ struct TLSRecordReader {
         stats.nonTLSBytes += pendingCount
         pendingCount = 0
         return truncated
+    }
+
+    /// The `.searching` state: tries every offset for a plausible header. Windows that start in
+    /// earlier calls go through the pending bytes; the rest is scanned in place.
+    private mutating func search(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (consumed: Int, event: Event) {
+        var offset = start
+        while pendingCount > 0, offset < bytes.count {
+            push(bytes[offset])
+            offset += 1
+            if pendingCount == TLSRecordHeader.byteCount {
+                if let header = pendingHeader(), isPlausibleResynchronization(header) {
+                    pendingCount = 0
+                    begin(header)
+                    return (offset - start, .record(header, resynchronized: true))
+                }
+                dropOldestPending()
+            }
+            if pendingCount <= offset - start {
+                // The window holds only this call's bytes now: rescan them in place.
+                offset -= pendingCount
+                pendingCount = 0
+            }
+        }
+        let scanStart = offset
+        while offset + TLSRecordHeader.byteCount <= bytes.count {
+            // Cheap filter first: a content type 20–23 followed by major version 3.
+            if bytes[offset] &- 20 < 4, bytes[offset + 1] == 3, let header = TLSRecordHeader(bytes, at: offset),
+                isPlausibleResynchronization(header)
+            {
+                stats.nonTLSBytes += offset - scanStart
+                begin(header)
+                return (offset + TLSRecordHeader.byteCount - start, .record(header, resynchronized: true))
+            }
+            offset += 1
+        }
+        stats.nonTLSBytes += offset - scanStart
+        while offset < bytes.count {
+            push(bytes[offset])
+            offset += 1
+        }
+        return (offset - start, .none)
     }
 
     private mutating func begin(_ header: TLSRecordHeader) {

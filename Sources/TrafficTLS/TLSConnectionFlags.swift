@@ -28,7 +28,8 @@ struct TLSConnectionFlags: OptionSet {
         (.ech, "ech"), (.gap, "gap"), (.handshakeLost, "handshake_lost"),
         (.handshakeMessageTooLarge, "handshake_message_too_large"), (.helloRetryRequest, "hello_retry_request"),
         (.malformedClientHello, "malformed_client_hello"), (.malformedServerHello, "malformed_server_hello"),
-        (.recordDesync, "record_desync"), (.resumed, "resumed"), (.resynchronized, "resynchronized"), (.truncatedRecord, "truncated_record"),
+        (.recordDesync, "record_desync"), (.resumed, "resumed"), (.resynchronized, "resynchronized"),
+        (.truncatedRecord, "truncated_record"),
     ]
 
     var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }

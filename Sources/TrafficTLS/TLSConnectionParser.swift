@@ -74,7 +74,9 @@ public final class TLSConnectionParser: TCPStreamHandler {
     }
 
     public func finish(time: CaptureTime) {
-        guard !isFinished else { preconditionFailure("TLSConnectionParser.finish called twice for connection \(info.id)") }
+        guard !isFinished else {
+            preconditionFailure("TLSConnectionParser.finish called twice for connection \(info.id)")
+        }
         for d in 0..<2 where records[d].finish() { flags.insert(.truncatedRecord) }
         isFinished = true
         onFinish?(summary)

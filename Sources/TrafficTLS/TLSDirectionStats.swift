@@ -1,8 +1,9 @@
 /// Byte accounting for one direction of a TLS connection.
 ///
 /// ```
-/// stream: | garbage | hdr fragment | hdr fragment | ..gap.. | hdr fragment | hdr fr|
-///          nonTLS    └──── record ┘└── record ──┘  missing  └── record ──┘ └truncated┘
+/// stream:  junk  | hdr  fragment | hdr  fragment | ...gap... | hdr  fragment | hdr  frag[end]
+///          nonTLS |---- record ---|---- record ---|  missing  |---- record ---|-- record ---
+///                 (each record counts, 5-byte header included, under its content type)
 /// ```
 /// Every stream byte (received or skipped) is counted exactly once:
 /// `streamBytes == handshakeBytes + applicationBytes + alertBytes + otherRecordBytes + nonTLSBytes + missingBytes`.

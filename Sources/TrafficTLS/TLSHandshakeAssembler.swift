@@ -57,7 +57,9 @@ struct TLSHandshakeAssembler {
 
     /// Consumes bytes of `bytes[start..<end]` (start < end) up to the end of the next unit and
     /// returns how many, with any completed hello. Always consumes at least one byte.
-    mutating func advance(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (consumed: Int, event: Event) {
+    mutating func advance(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (
+        consumed: Int, event: Event
+    ) {
         switch state {
         case .stopped:
             return (end - start, .none)

@@ -34,7 +34,8 @@ public struct TLSServerHello: Sendable, Equatable {
             let suite = reader.readUInt16(),
             reader.readUInt8() != nil  // legacy_compression_method
         else { return nil }
-        var hello = TLSServerHello(legacyVersion: TLSVersion(rawValue: version), cipherSuite: TLSCipherSuite(rawValue: suite))
+        var hello = TLSServerHello(
+            legacyVersion: TLSVersion(rawValue: version), cipherSuite: TLSCipherSuite(rawValue: suite))
         hello.isHelloRetryRequest = random.elementsEqual(helloRetryRequestRandom)
         if reader.isAtEnd { return hello }
         guard var extensions = reader.readVector16() else { return nil }

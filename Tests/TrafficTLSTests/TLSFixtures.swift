@@ -33,7 +33,8 @@ enum TLSBytes {
         version: Int = 0x0303, sessionID: [UInt8] = Array(repeating: 0x55, count: 32), suites: [Int] = [0x1301],
         extensions: [[UInt8]]
     ) -> [UInt8] {
-        let body = u16(version) + Array(repeating: 0x11, count: 32) + vector8(sessionID)
+        let body =
+            u16(version) + Array(repeating: 0x11, count: 32) + vector8(sessionID)
             + vector16(suites.flatMap(u16)) + vector8([0]) + vector16(extensions.flatMap { $0 })
         return handshake(1, body)
     }
@@ -80,7 +81,9 @@ enum TLSReplay {
 
     /// Feeds `steps` in order, each data step split into pieces of at most `chunk` bytes (nil: whole),
     /// and returns the final summary, taken from the `onFinish` callback.
-    static func run(_ steps: [TLSStep], chunk: Int? = nil, limits: TLSParserLimits = TLSParserLimits()) -> TLSConnectionSummary {
+    static func run(_ steps: [TLSStep], chunk: Int? = nil, limits: TLSParserLimits = TLSParserLimits())
+        -> TLSConnectionSummary
+    {
         let box = SummaryBox()
         let parser = TLSConnectionParser(info: info, limits: limits) { box.summary = $0 }
         for step in steps { feed(step, into: parser, chunk: chunk) }

@@ -7,7 +7,8 @@ import TrafficTLS
 
     /// A gap inside an application_data record keeps the framing: the next record is read normally.
     @Test func gapInsideRecordKeepsSync() {
-        let record1 = B.record(23, B.opaque(1000)), record2 = B.record(23, B.opaque(50))
+        let record1 = B.record(23, B.opaque(1000))
+        let record2 = B.record(23, B.opaque(50))
         let s = TLSReplay.run([
             .client(Array(record1[..<300])), .gap(.clientToServer, 400), .client(Array(record1[700...]) + record2),
         ])
@@ -23,7 +24,9 @@ import TrafficTLS
     /// A gap past a record's end loses the framing; the parser finds the next plausible header
     /// (same record version as before) and counts the bytes in between as non-TLS.
     @Test func gapThenResynchronise() {
-        let record1 = B.record(23, B.opaque(100)), record2 = B.record(23, B.opaque(200)), record3 = B.record(23, B.opaque(30))
+        let record1 = B.record(23, B.opaque(100))
+        let record2 = B.record(23, B.opaque(200))
+        let record3 = B.record(23, B.opaque(30))
         // Lost: the end of record1 and the start of record2; received: the rest of record2, then record3.
         let tail = Array(record2[50...])
         let s = TLSReplay.run([
@@ -54,7 +57,10 @@ import TrafficTLS
     @Test func garbageThenTLS() {
         let hello = B.record(22, B.clientHello(extensions: [B.serverName("after.example")]), version: 0x0301)
         // A proxy preamble, then near-misses: a header with the wrong version and one with length 0.
-        let junk = Array("PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n".utf8) + [0x16, 0x03, 0x07, 0x00, 0x10, 0x17, 0x03, 0x01, 0x00, 0x00]
+        let junk =
+            Array("PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n".utf8) + [
+                0x16, 0x03, 0x07, 0x00, 0x10, 0x17, 0x03, 0x01, 0x00, 0x00,
+            ]
         for chunk in [nil, 1, 2, 3, 4, 5, 6, 7, 11] as [Int?] {
             let s = TLSReplay.run([.client(junk + hello)], chunk: chunk)
             #expect(s.sni == "after.example")
@@ -100,9 +106,13 @@ import TrafficTLS
                 // Mostly plausible records (so that parsing goes deep), some corrupted or random bytes.
                 var bytes: [UInt8]
                 switch Int.random(in: 0..<4, using: &rng) {
-                case 0: bytes = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                case 0:
+                    bytes = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                    }
                 case 1: bytes = B.record(22, B.clientHello(extensions: [B.serverName("r.example")]))
-                case 2: bytes = B.record(Int.random(in: 20...24, using: &rng), B.opaque(Int.random(in: 0...400, using: &rng)))
+                case 2:
+                    bytes = B.record(
+                        Int.random(in: 20...24, using: &rng), B.opaque(Int.random(in: 0...400, using: &rng)))
                 default:
                     bytes = B.record(22, B.serverHello(suite: 0x1301, extensions: [B.serverSupportedVersion(0x0304)]))
                 }
@@ -116,7 +126,8 @@ import TrafficTLS
             #expect(s.clientToServer.isConserved && s.serverToClient.isConserved, "round \(round)")
             // Chunking never changes the result, also on the search path.
             #expect(TLSDigest(s) == TLSDigest(TLSReplay.run(steps)), "round \(round)")
-            #expect(s.clientToServer.streamBytes == total[0] && s.serverToClient.streamBytes == total[1], "round \(round)")
+            #expect(
+                s.clientToServer.streamBytes == total[0] && s.serverToClient.streamBytes == total[1], "round \(round)")
         }
     }
 }

@@ -23,7 +23,9 @@ import TrafficTLS
     func sampleMatchesTshark(_ name: String) throws {
         let directory = Self.expectedRoot.appendingPathComponent(name)
         let csv = try String(contentsOf: directory.appendingPathComponent("tls.tshark.csv"), encoding: .utf8)
-        var rows = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        var rows = csv.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         let header = rows.removeFirst()
         var summaries: [Int: TLSConnectionSummary] = [:]
         for row in rows {
@@ -85,7 +87,12 @@ import TrafficTLS
             case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
             default: continue
             }
-            if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
         return bytes
     }

@@ -1,1 +1,0 @@
-// The TLS record layer stage: see TLSConnectionParser.

@@ -1,0 +1,14 @@
+extension TLSConnectionParser {
+    /// Whether a connection's first client bytes start a TLS ClientHello, on any port.
+    ///
+    /// Needs the first 6 bytes: a plausible record header of type handshake (22) with version 0x03xx
+    /// (RFC 8446 §5.1; the record-layer version is 0x0301 or 0x0303 in practice), then handshake
+    /// type client_hello (1, RFC 8446 §4). Fewer bytes, or anything else, gives false.
+    public static func looksLikeTLS(_ firstBytes: UnsafeRawBufferPointer) -> Bool {
+        guard firstBytes.count >= TLSRecordHeader.byteCount + 1,
+            let header = TLSRecordHeader(firstBytes, at: 0),
+            header.contentType == .handshake, header.length > 0
+        else { return false }
+        return firstBytes[TLSRecordHeader.byteCount] == TLSHandshakeAssembler.clientHello
+    }
+}

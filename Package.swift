@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "TrafficAnalysis",
             dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS"]),
-        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis"]),
+        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",

@@ -88,12 +88,16 @@ public struct GroupTotals: Sendable, Equatable {
     public var totalBytes: Int { request.bytes &+ response.bytes }
 
     mutating func add(_ record: HTTPMessageRecord) {
-        if record.kind == .request {
+        switch record.kind {
+        case .request:
             requests += 1
             request.add(record)
-        } else {
+        case .response:
             responses += 1
             response.add(record)
+        case .tls:
+            // TLS bytes count on their side without being requests or responses (issue 9).
+            if record.tls?.direction == "client_to_server" { request.add(record) } else { response.add(record) }
         }
         if !record.complete { incomplete += 1 }
     }

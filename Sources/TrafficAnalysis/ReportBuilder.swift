@@ -11,9 +11,8 @@ import Darwin
 final class ReportBuilder {
     private let options: ReportOptions
     private var groups: [[String]: GroupTotals] = [:]
-    /// The rows `--normalize-paths` would produce, tracked only when it is off.
-    private var normalizedKeys: Set<[String]>?
-    private let collapse = PathNormalizer(collapseIdentifiers: true)
+    /// Whether to count the rows `--normalize-paths` would produce (when it is off).
+    private let countNormalized: Bool
     private(set) var totals = GroupTotals()
     private(set) var messages: [(capture: Int, record: HTTPMessageRecord)] = []
     var summary = ReportSummary()
@@ -22,7 +21,7 @@ final class ReportBuilder {
     init(options: ReportOptions, capturePaths: [String]) {
         self.options = options
         self.capturePaths = capturePaths
-        if options.paths.isIdentity, options.groupBy.contains(.path) { normalizedKeys = [] }
+        countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
     }
 
     func matches(_ record: HTTPMessageRecord) -> Bool {
@@ -35,16 +34,16 @@ final class ReportBuilder {
         guard matches(record) else { return }
         let keys = options.groupBy.map { key(for: $0, record: record, capture: capture, paths: options.paths) }
         groups[keys, default: GroupTotals()].add(record)
-        if normalizedKeys != nil {
-            normalizedKeys!.insert(options.groupBy.map { key(for: $0, record: record, capture: capture, paths: collapse) })
-        }
         totals.add(record)
-        if record.kind == .request {
+        switch record.kind {
+        case .request:
             summary.requests += 1
             if !record.paired { summary.unpairedRequests += 1 }
-        } else {
+        case .response:
             summary.responses += 1
             if !record.paired { summary.unpairedResponses += 1 }
+        case .tls:
+            break
         }
         if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
@@ -63,6 +62,15 @@ final class ReportBuilder {
         }
     }
 
+    /// Requests before responses; TLS client-to-server before server-to-client.
+    static func order(_ record: HTTPMessageRecord) -> Int {
+        switch record.kind {
+        case .request: 0
+        case .response: 1
+        case .tls: record.tls?.direction == "client_to_server" ? 0 : 1
+        }
+    }
+
     /// `text/html; charset=utf-8` groups as `text/html`.
     static func mediaType(_ value: String) -> String {
         let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
@@ -77,11 +85,20 @@ final class ReportBuilder {
         var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
         if options.keepMessages {
             kept = messages.sorted { a, b in
-                (a.capture, a.record.connection, a.record.index, a.record.kind == .request ? 0 : 1, a.record.time)
-                    < (b.capture, b.record.connection, b.record.index, b.record.kind == .request ? 0 : 1, b.record.time)
+                (a.capture, a.record.connection, a.record.index, Self.order(a.record), a.record.time)
+                    < (b.capture, b.record.connection, b.record.index, Self.order(b.record), b.record.time)
             }
         }
-        let normalizedCount = normalizedKeys.map(\.count)
+        // Normalizing is a function of the path key alone, so the groups' keys suffice: no per-record work.
+        var normalizedCount: Int?
+        if countNormalized, let column = options.groupBy.firstIndex(of: .path) {
+            let collapse = PathNormalizer(collapseIdentifiers: true)
+            normalizedCount = Set(groups.keys.map { keys -> [String] in
+                var normalized = keys
+                normalized[column] = collapse.normalize(keys[column])
+                return normalized
+            }).count
+        }
         return TrafficReport(
             captures: captures, groupBy: options.groupBy, groups: rows, totals: totals, summary: summary,
             messages: kept, normalizedGroupCount: normalizedCount, anomalies: anomalies, warnings: warnings)

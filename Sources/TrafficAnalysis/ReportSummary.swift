@@ -8,6 +8,9 @@ public struct ReportSummary: Sendable, Equatable {
     public var durationNanoseconds: Int64 = 0
     public var connections = 0
     public var httpConnections = 0
+    /// Connections recognised as TLS by their records, and how many of them could be decrypted (no keys yet: 0).
+    public var tlsConnections = 0
+    public var tlsDecrypted = 0
     public var requests = 0
     public var responses = 0
     public var unpairedRequests = 0

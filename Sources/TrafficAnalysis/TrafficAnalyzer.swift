@@ -21,8 +21,13 @@ public enum TrafficAnalyzer {
             let analysis = try CaptureAnalysis.run(
                 path: path, options: analysisOptions,
                 makeHandler: { info in
-                    HTTPConnectionTap(
-                        info: info, capture: index, scratch: scratch, builder: builder, overhead: options.overhead)
+                    ProtocolSniffer(
+                        makeHTTP: {
+                            HTTPConnectionTap(
+                                info: info, capture: index, scratch: scratch, builder: builder,
+                                overhead: options.overhead)
+                        },
+                        makeTLS: { TLSConnectionTap(info: info, capture: index, builder: builder, overhead: options.overhead) })
                 },
                 progress: progress.map { report in { report(index, $0, $1) } })
             captures.append(analysis.summary)

@@ -17,7 +17,33 @@ import TrafficReassembly
 ///                                                  decodedBodyBytes = size after gunzip (nil if it failed)
 /// ```
 public struct HTTPMessageRecord: Sendable {
-    public enum Kind: String, Sendable { case request, response }
+    /// `tls`: one direction of a TLS connection seen without keys (host = SNI, path = `(tls)`).
+    public enum Kind: String, Sendable { case request, response, tls }
+
+    /// The TLS record layer of one direction of a connection, for `kind == .tls`.
+    public struct TLSBytes: Sendable, Equatable {
+        /// `client_to_server` or `server_to_client`.
+        public var direction: String
+        /// Whole records (5-byte headers included) of content types handshake and change_cipher_spec.
+        public var handshakeBytes = 0
+        /// application_data records; in TLS 1.3 this includes the encrypted handshake.
+        public var applicationBytes = 0
+        public var alertBytes = 0
+        /// Records of other content types (heartbeat, unknown).
+        public var otherBytes = 0
+        /// 5 bytes per record, all types: a subset of the above.
+        public var recordHeaderBytes = 0
+        public var version: String?
+        public var cipherSuite: String?
+        /// The protocol the server selected; nil when it is encrypted (TLS 1.3) or none was negotiated.
+        public var alpn: String?
+        /// The protocols the client offered, comma-separated.
+        public var alpnOffered: String?
+
+        public init(direction: String) { self.direction = direction }
+
+        public var recordBytes: Int { handshakeBytes &+ applicationBytes &+ alertBytes &+ otherBytes }
+    }
 
     // Identity and context
     public var connection: Int
@@ -48,7 +74,10 @@ public struct HTTPMessageRecord: Sendable {
     /// `bodyBytes` or `encodedBodyBytes`, which count captured bytes only; the body's size on the wire is
     /// `bodyBytes + missingBytes`.
     public var missingBytes: Int = 0
-    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes }
+    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes &+ (tls?.recordBytes ?? 0) }
+
+    /// For `kind == .tls` only.
+    public var tls: TLSBytes?
 
     // Connection overhead (`--overhead`); all zero unless the analysis attributes it.
     /// Frame bytes of the SYN, SYN-ACK and completing ACK, on the first exchange of the connection.

@@ -39,13 +39,16 @@ extension AnalyzeReport {
             .init("reqs", dropOrder: 2), .init("sent"), .init("received"), .init("head", dropOrder: 3),
             .init("cookies", dropOrder: 4), .init("saved", dropOrder: 5), .init("total"),
         ]
+        // With --overhead the wire cost differs from HTTP bytes: show it too.
+        let showWire = report.totals.request.wireBytes + report.totals.response.wireBytes != report.totals.totalBytes
+        if showWire { columns.append(.init("wire")) }
         var table = TextTable(columns: columns)
         func row(_ keys: [String], _ t: GroupTotals) -> [String] {
             keys + [
                 String(t.requests), bytes(t.request.bytes), bytes(t.response.bytes), bytes(head(t)),
                 bytes(t.request.cookieBytes + t.response.cookieBytes),
                 bytes(t.request.compressionSavingBytes + t.response.compressionSavingBytes), bytes(t.totalBytes),
-            ]
+            ] + (showWire ? [bytes(t.request.wireBytes + t.response.wireBytes)] : [])
         }
         let groups = sortedGroups()
         table.rows = groups.map { row($0.keys, $0.totals) }
@@ -68,7 +71,7 @@ extension AnalyzeReport {
         ])
         for (_, r) in report.messages ?? [] {
             table.rows.append([
-                String(r.connection), String(r.index), r.kind == .request ? "req" : "resp", r.method ?? "",
+                String(r.connection), String(r.index), r.kind == .request ? "req" : r.kind == .response ? "resp" : (r.tls?.direction == "client_to_server" ? "tls→" : "tls←"), r.method ?? "",
                 r.status.map(String.init) ?? "", r.host, r.path, bytes(r.lineBytes + r.headerBytes), bytes(r.bodyBytes),
                 r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
             ])
@@ -99,7 +102,8 @@ extension AnalyzeReport {
         let duration = CaptureTime(nanoseconds: s.durationNanoseconds)
         lines.append("\(s.captures) capture\(s.captures == 1 ? "" : "s"), \(s.packets) packets, \(bytes(s.bytes)) in "
             + "\(duration.nanoseconds / 1_000_000_000).\(threeDigits(Int(duration.nanoseconds / 1_000_000 % 1000)))s; "
-            + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP")
+            + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP"
+            + (s.tlsConnections > 0 ? ", \(s.tlsConnections) TLS (\(s.tlsDecrypted) decrypted)" : ""))
         lines.append("\(report.groups.count) groups; \(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "
             + "\(s.unpairedResponses) responses")
         var extra: [String] = []

@@ -124,6 +124,8 @@ public struct AnalyzeReport {
         w.field("duration", raw: CaptureTime(nanoseconds: s.durationNanoseconds).decimalString)
         w.field("connections", s.connections)
         w.field("http_connections", s.httpConnections)
+        w.field("tls_connections", s.tlsConnections)
+        w.field("tls_decrypted", s.tlsDecrypted)
         w.field("requests", s.requests)
         w.field("responses", s.responses)
         w.field("unpaired_requests", s.unpairedRequests)

@@ -1,10 +1,13 @@
 import TrafficCapture
 import TrafficAnalysis
 import TrafficReassembly
+import TrafficTLS
 
 /// Renders `traffic connections`: one row per TCP connection, like `tshark -q -z conv,tcp`.
 public struct ConnectionsReport {
     public var analyses: [CaptureAnalysis]
+    /// Per capture, the TLS connections' hello fields by connection number.
+    public var tls: [[Int: TLSConnectionSummary]] = []
 
     public init(analyses: [CaptureAnalysis]) { self.analyses = analyses }
 
@@ -45,7 +48,7 @@ public struct ConnectionsReport {
         w.beginObject()
         w.field("schema", Self.schema)
         w.beginArray("connections")
-        for analysis in analyses {
+        for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
                 w.beginObject()
                 if multipleCaptures { w.field("capture", analysis.summary.path) }
@@ -58,6 +61,17 @@ public struct ConnectionsReport {
                     w.beginObject(direction.name)
                     for (name, value) in Self.directionFields(c[direction]) { w.field(name, value) }
                     w.endObject()
+                }
+                if let hello = tlsInfo(capture: index, connection: c.info.id) {
+                    w.beginObject("tls")
+                    w.field("sni", hello.sni)
+                    w.field("version", hello.negotiatedVersion?.name)
+                    w.field("cipher_suite", hello.cipherSuite?.name)
+                    w.field("alpn", hello.selectedALPN)
+                    w.field("alpn_offered", hello.offeredALPN)
+                    w.endObject()
+                } else {
+                    w.field("tls", raw: "null")
                 }
                 w.endObject()
             }
@@ -73,13 +87,17 @@ public struct ConnectionsReport {
         for direction in Direction.allCases {
             header += Self.directionFields(TCPDirectionStats()).map { "\(direction.name)_\($0.name)" }
         }
+        header += ["tls_sni", "tls_version", "cipher_suite", "alpn"]
         w.row(header)
-        for analysis in analyses {
+        for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
                 var row = (multipleCaptures ? [analysis.summary.path] : [])
                     + ["\(c.info.id)", c.info.client.description, c.info.server.description,
                        c.info.start.decimalString, c.duration.decimalString]
                 for direction in Direction.allCases { row += Self.directionFields(c[direction]).map { "\($0.value)" } }
+                let hello = tlsInfo(capture: index, connection: c.info.id)
+                row += [hello?.sni ?? "", hello?.negotiatedVersion?.name ?? "", hello?.cipherSuite?.name ?? "",
+                        hello?.selectedALPN ?? ""]
                 w.row(row)
             }
         }
@@ -89,11 +107,12 @@ public struct ConnectionsReport {
     func table(width: Int, exactBytes: Bool) -> String {
         func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
         var table = TextTable(columns: [
-            .init("#"), .init("client", .left, shrinkable: true), .init("server", .left, shrinkable: true),
+            .init("#"), .init("client", .left), .init("server", .left),
             .init("pkts →"), .init("bytes →"), .init("pkts ←"), .init("bytes ←"),
-            .init("setup+close"), .init("missing"), .init("duration"),
+            .init("setup+close", dropOrder: 2), .init("missing", dropOrder: 3), .init("duration", dropOrder: 1),
+            .init("tls", .left, shrinkable: true, dropOrder: 4),
         ])
-        for analysis in analyses {
+        for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
                 let a = c.clientToServer, b = c.serverToClient
                 table.rows.append([
@@ -101,6 +120,9 @@ public struct ConnectionsReport {
                     "\(a.packets)", bytes(a.frameBytes), "\(b.packets)", bytes(b.frameBytes),
                     bytes(a.handshakeBytes + a.teardownBytes + b.handshakeBytes + b.teardownBytes),
                     bytes(a.missingBytes + b.missingBytes), Self.seconds(c.duration),
+                    tlsInfo(capture: index, connection: c.info.id).map {
+                        [$0.sni, $0.negotiatedVersion?.name].compactMap { $0 }.joined(separator: " ")
+                    } ?? "",
                 ])
             }
         }
@@ -110,6 +132,10 @@ public struct ConnectionsReport {
         text += "\(count) connections, \(packets) packets"
         text += "; arrows: → client to server, ← server to client; bytes are frame bytes\n"
         return text
+    }
+
+    func tlsInfo(capture: Int, connection: Int) -> TLSConnectionSummary? {
+        capture < tls.count ? tls[capture][connection] : nil
     }
 
     static func seconds(_ time: CaptureTime) -> String {

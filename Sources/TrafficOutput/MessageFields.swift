@@ -49,6 +49,16 @@ enum MessageFields {
             ("packet_overhead_bytes", .number(r.packetOverheadBytes)),
             ("retransmitted_bytes", .number(r.retransmittedBytes)),
             ("wire_bytes", .number(r.wireBytes)),
+            // TLS without keys (issue 9): null on HTTP records.
+            ("direction", .text(r.tls?.direction)),
+            ("tls_handshake_bytes", .number(r.tls?.handshakeBytes)),
+            ("tls_application_bytes", .number(r.tls?.applicationBytes)),
+            ("tls_alert_bytes", .number(r.tls?.alertBytes)),
+            ("tls_record_header_bytes", .number(r.tls?.recordHeaderBytes)),
+            ("tls_version", .text(r.tls?.version)),
+            ("cipher_suite", .text(r.tls?.cipherSuite)),
+            ("alpn", .text(r.tls?.alpn)),
+            ("alpn_offered", .text(r.tls?.alpnOffered)),
         ]
     }
 

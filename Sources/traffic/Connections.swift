@@ -20,8 +20,10 @@ struct Connections: ParsableCommand {
     func run() throws {
         var options = AnalysisOptions()
         options.filter = input.filter
-        let analyses = try input.analyze(options: options)
-        let report = ConnectionsReport(analyses: analyses)
+        let tls = input.captures.map { _ in ConnectionTLSInfo() }
+        let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
+        var report = ConnectionsReport(analyses: analyses)
+        report.tls = tls.map(\.byConnection)
         try output.write(report.render(output.format, width: output.terminalWidth, exactBytes: output.exactBytes))
     }
 }

@@ -64,7 +64,7 @@ import Testing
         #expect(retransmitted > 0)
     }
 
-    static let everything = Harness.sampleCaptures().map(\.file)
+    static let everything = Harness.sampleCaptures().map(\.file) + TLSReportTests.captures.map { "samples/" + $0 }
         + Harness.corpusTraces().map { Harness.corpus.appendingPathComponent("traces/\($0)").path }
 
     /// Issue 6's equation, on every sample and corpus trace, for several choices of overhead.

@@ -19,10 +19,10 @@ public struct BudgetResult: Sendable, Equatable {
 
     /// `response_bytes per request is 3134 B, over the budget of 3000 B (max_response_bytes, rule 1)`.
     public var message: String {
-        let unit = limit.field.unit
+        let unit = limit.field.valueSuffix
         let scope = limit.field.isCount ? "" : " \(limit.metric.phrase)"
         let relation = failed ? "over" : "within"
-        return "\(limit.field.rawValue)\(scope) is \(actual.short) \(unit), \(relation) the budget of "
-            + "\(limit.maximum) \(unit) (\(limit.key), budget rule \(rule + 1))"
+        return "\(limit.field.rawValue)\(scope) is \(actual.short)\(unit), \(relation) the budget of "
+            + "\(limit.maximum)\(unit) (\(limit.key), budget rule \(rule + 1))"
     }
 }

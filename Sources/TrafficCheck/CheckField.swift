@@ -28,6 +28,9 @@ public enum CheckField: String, CaseIterable, Sendable, Comparable {
     /// `B` for bytes, `requests` for the count; used in messages.
     public var unit: String { isCount ? "requests" : "B" }
 
+    /// ` B` after a byte value, nothing after a count: `2048 B`, `5`.
+    var valueSuffix: String { isCount ? "" : " B" }
+
     public static func < (lhs: CheckField, rhs: CheckField) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

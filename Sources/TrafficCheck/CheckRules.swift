@@ -48,7 +48,8 @@ public struct CheckRules: Sendable, Equatable {
 
     /// One line for reports: `per request; allowed increase +10% or +2048 B`.
     public var summary: String {
-        var text = "\(metric.phrase); allowed increase \(tolerance.describe(unit: "B"))"
+        var text = metric.phrase + (tolerance == Tolerance()
+            ? "; no increase allowed" : "; allowed increase \(tolerance.describe(unit: "B"))")
         for (field, override) in fieldTolerances.sorted(by: { $0.key < $1.key }) {
             text += ", \(field.rawValue) \(override.describe(unit: field.unit))"
         }

@@ -23,14 +23,15 @@ public struct FieldChange: Sendable, Equatable {
 
     /// `response_bytes per request rose from 2134 B to 3134 B (+1000 B, +46.9%); allowed +10% (+213.4 B)`.
     public func message(metric: Metric) -> String {
-        let unit = field.unit
+        let unit = field.valueSuffix
         let scope = field.isCount ? "" : " \(metric.phrase)"
         let verb = delta.milli > 0 ? "rose" : delta.milli < 0 ? "fell" : "stayed"
-        var text = "\(field.rawValue)\(scope) \(verb) from \(baseline.short) \(unit) to \(current.short) \(unit)"
-        text += " (\(delta.signed) \(unit)" + (delta.percentChange(from: baseline).map { ", \($0)" } ?? "") + ")"
+        var text = "\(field.rawValue)\(scope) \(verb) from \(baseline.short)\(unit) to \(current.short)\(unit)"
+        text += " (\(delta.signed)\(unit)" + (current.percentChange(from: baseline).map { ", \($0)" } ?? "") + ")"
         if let tolerance, let allowance {
-            text += "; allowed \(tolerance.describe(unit: unit))"
-            if tolerance.partsPerMillion != nil { text += " = +\(allowance.short) \(unit)" }
+            if tolerance == Tolerance() { return text + "; no increase allowed" }
+            text += "; allowed \(tolerance.describe(unit: field.unit))"
+            if tolerance.partsPerMillion != nil { text += ", here +\(allowance.short)\(unit)" }
         }
         return text
     }

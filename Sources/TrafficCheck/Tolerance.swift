@@ -43,7 +43,8 @@ public struct Tolerance: Sendable, Equatable {
         var parts: [String] = []
         if let partsPerMillion { parts.append("+" + Self.percentText(partsPerMillion) + "%") }
         if let absolute { parts.append("+\(absolute) \(unit)") }
-        return parts.isEmpty ? "no increase" : parts.joined(separator: " or ")
+        if parts.count == 2 { return parts.joined(separator: " or ") + ", whichever is larger" }
+        return parts.first ?? "no increase"
     }
 
     /// `10`, `12.5`, `0.0001` from parts per million.

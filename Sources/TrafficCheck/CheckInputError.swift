@@ -8,6 +8,8 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
     /// Not JSON at all, or JSON of the wrong shape.
     case corrupt(path: String, what: String, reason: String)
     case unknownSchema(path: String, found: String, expected: [String])
+    /// An `analyze` report where a baseline is needed: it lacks the grouping settings.
+    case reportNotBaseline(path: String)
     case invalidBudget(path: String, reason: String)
     case groupingMismatch(left: String, leftGroupBy: [GroupField], right: String, rightGroupBy: [GroupField])
 
@@ -18,6 +20,8 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
         case let .corrupt(path, what, reason): return "\(path): corrupt \(what): \(reason)"
         case let .unknownSchema(path, found, expected):
             return "\(path): unknown schema '\(found)'; this traffic reads \(expected.joined(separator: " and "))"
+        case let .reportNotBaseline(path):
+            return "\(path): a traffic analyze report, not a baseline; record one with `traffic baseline CAPTURE -o FILE`"
         case let .invalidBudget(path, reason): return "\(path): invalid budget: \(reason)"
         case let .groupingMismatch(left, leftGroupBy, right, rightGroupBy):
             func names(_ fields: [GroupField]) -> String { fields.map(\.rawValue).joined(separator: ",") }

@@ -17,22 +17,31 @@ public enum SnapshotFile {
         }
     }
 
-    static let readable = [Baseline.schema, AnalyzeReport.schema]
+    /// The schemas `diff` reads.
+    public static let readable = [Baseline.schema, AnalyzeReport.schema]
 
-    /// Reads and validates `path`; `what` names the file's role in messages ("baseline").
-    public static func load(path: String, what: String) throws(CheckInputError) -> Contents {
+    /// Reads and validates `path`; `what` names the file's role in messages ("baseline"), and
+    /// `schemas` the schemas accepted (an unknown one is an error listing them).
+    public static func load(path: String, what: String, schemas: [String] = readable) throws(CheckInputError) -> Contents {
         let bytes: [UInt8]
         switch InputFile.read(path) {
         case let .success(read): bytes = read
         case let .failure(failure): throw .unreadable(path: path, what: what, reason: failure.reason)
         }
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)), let object = parsed as? [String: Any] else {
-            throw .corrupt(path: path, what: what, reason: bytes.isEmpty ? "the file is empty" : "not a JSON object")
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+            throw .corrupt(path: path, what: what, reason: "the file is empty")
+        }
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+            throw .corrupt(path: path, what: what, reason: "not valid JSON (cut short or edited by hand?)")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw .corrupt(path: path, what: what, reason: "not a JSON object")
         }
         guard let schema = object["schema"] as? String else {
             throw .corrupt(path: path, what: what, reason: "no \"schema\" string; was it written by traffic baseline?")
         }
-        guard readable.contains(schema) else { throw .unknownSchema(path: path, found: schema, expected: readable) }
+        if schema == AnalyzeReport.schema && !schemas.contains(schema) { throw .reportNotBaseline(path: path) }
+        guard schemas.contains(schema) else { throw .unknownSchema(path: path, found: schema, expected: schemas) }
         do {
             return schema == Baseline.schema ? .baseline(try parseBaseline(object)) : .report(try parseReport(object))
         } catch {
@@ -102,10 +111,9 @@ public enum SnapshotFile {
 extension Baseline {
     /// Reads a baseline file; a report or any other schema is an error naming the file.
     public static func load(path: String) throws(CheckInputError) -> Baseline {
-        switch try SnapshotFile.load(path: path, what: "baseline") {
+        switch try SnapshotFile.load(path: path, what: "baseline", schemas: [Baseline.schema]) {
         case let .baseline(baseline): return baseline
-        case .report:
-            throw .unknownSchema(path: path, found: AnalyzeReport.schema, expected: [Baseline.schema])
+        case .report: throw .reportNotBaseline(path: path)
         }
     }
 }

@@ -21,6 +21,11 @@ public struct EndpointCounts: Sendable, Equatable {
         ]
     }
 
+    /// Equal when every field is: a field absent and a field at zero are the same.
+    public static func == (lhs: EndpointCounts, rhs: EndpointCounts) -> Bool {
+        CheckField.allCases.allSatisfy { lhs.total($0) == rhs.total($0) } && lhs.responses == rhs.responses
+    }
+
     /// The total of `field` over the whole capture.
     public func total(_ field: CheckField) -> Int {
         field.isCount ? requests : bytes[field, default: 0]

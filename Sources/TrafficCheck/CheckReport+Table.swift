@@ -12,7 +12,7 @@ extension CheckReport {
         } else {
             text += "\n"
             var table = TextTable(columns: (verdict ? [TextTable.Column("", .left)] : [])
-                + outcome.groupBy.map { TextTable.Column($0.columnName, .left, shrinkable: $0 == .path) }
+                + outcome.groupBy.map { TextTable.Column($0.columnName, .left, shrinkable: $0 == .path || $0 == .host) }
                 + [TextTable.Column("field", .left), TextTable.Column("baseline"), TextTable.Column("now"),
                    TextTable.Column("Δ"), TextTable.Column("Δ%")])
             for row in rows {
@@ -25,7 +25,7 @@ extension CheckReport {
         if !overBudget.isEmpty {
             text += "\nOver budget:\n"
             var table = TextTable(columns: [TextTable.Column("", .left)]
-                + outcome.groupBy.map { TextTable.Column($0.columnName, .left, shrinkable: $0 == .path) }
+                + outcome.groupBy.map { TextTable.Column($0.columnName, .left, shrinkable: $0 == .path || $0 == .host) }
                 + [TextTable.Column("limit", .left), TextTable.Column("max"), TextTable.Column("now")])
             for result in overBudget {
                 table.rows.append(["FAIL"] + result.keys

@@ -13,10 +13,10 @@ struct BaselineCommand: ParsableCommand {
         commandName: "baseline",
         abstract: "Record a baseline of per-endpoint byte costs to commit and check later runs against.",
         discussion: """
-            Writes the report's groups with their totals and per-request averages as pretty JSON
-            (schema traffic.baseline/1): sorted, no timestamps, so the same capture always gives the same
-            file. Paths are normalized (/users/42 → /users/{id}) unless --no-normalize-paths. The grouping
-            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 2 usage error,
+            Writes the report's groups with their totals and per-request averages as pretty JSON \
+            (schema traffic.baseline/1): sorted, no timestamps, so the same capture always gives the same \
+            file. Paths are normalized (/users/42 → /users/{id}) unless --no-normalize-paths. The grouping \
+            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 64 usage error (ArgumentParser), \
             3 unreadable input.
 
             Examples:

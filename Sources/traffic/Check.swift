@@ -15,14 +15,14 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Fail when endpoints cost more than in a baseline, or more than a budget allows.",
         discussion: """
-            Compares each group's request bytes, response bytes, decoded body bytes and (with --metric total)
-            request count with the baseline, and checks the budget file's absolute limits. Decreases never
-            fail. With --max-increase and --max-increase-bytes both given, the larger allowance applies:
-            a change fails only when it exceeds both. --field-tolerance FIELD=LIMIT[,LIMIT] replaces them
-            for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests,
-            request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes,
-            request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline.
-            Exit codes: 0 within budget, 1 a rule failed, 2 usage error, 3 unreadable or invalid input.
+            Compares each group's request bytes, response bytes, decoded body bytes and (with --metric total) \
+            request count with the baseline, and checks the budget file's absolute limits. Decreases never \
+            fail. With --max-increase and --max-increase-bytes both given, the larger allowance applies: \
+            a change fails only when it exceeds both. --field-tolerance FIELD=LIMIT[,LIMIT] replaces them \
+            for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests, \
+            request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes, \
+            request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline. \
+            Exit codes: 0 within budget, 1 a rule failed, 64 usage error (ArgumentParser), 3 unreadable or invalid input.
 
             Examples:
               traffic check session.pcap --baseline traffic-baseline.json
@@ -40,7 +40,7 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Budget file (YAML) with absolute limits per host/path glob; see docs/ci.md.")
     var budget: String?
 
-    @Option(help: "Compare per-request averages or totals: per-request, total.")
+    @Option(help: "Compare per-request averages or totals.")
     var metric: Metric = .perRequest
 
     @Option(help: "Allowed increase as a percentage of the baseline, e.g. 10%.")

@@ -6,10 +6,10 @@ struct DiffCommand: ParsableCommand {
         commandName: "diff",
         abstract: "Show how per-endpoint byte costs changed between two captures, reports or baselines.",
         discussion: """
-            Each side is a capture, a JSON report (`traffic analyze --format json`) or a baseline, told
-            apart by content. Shows the same table as `traffic check` without a verdict. Captures are grouped
-            by the grouping options, else like a baseline on the other side, else by host and normalized path.
-            Exit codes: 0 success (whatever changed), 2 usage error, 3 unreadable or invalid input.
+            Each side is a capture, a JSON report (`traffic analyze --format json`) or a baseline, told \
+            apart by content. Shows the same table as `traffic check` without a verdict. Captures are grouped \
+            by the grouping options, else like a baseline on the other side, else by host and normalized path. \
+            Exit codes: 0 success (whatever changed), 64 usage error (ArgumentParser), 3 unreadable or invalid input.
 
             Examples:
               traffic diff before.pcap after.pcap
@@ -23,7 +23,7 @@ struct DiffCommand: ParsableCommand {
     @Argument(help: "The later run: a capture, a JSON report or a baseline.")
     var after: String
 
-    @Option(help: "Compare per-request averages or totals: per-request, total.")
+    @Option(help: "Compare per-request averages or totals.")
     var metric: Metric = .perRequest
 
     @OptionGroup var grouping: GroupingOptions

@@ -38,5 +38,5 @@ struct Traffic: ParsableCommand {
               tcpdump -w - -i any port 80 | traffic connections -
             """,
         version: "0.1.0",
-        subcommands: [Analyze.self, Connections.self])
+        subcommands: [Analyze.self, Connections.self, BaselineCommand.self, CheckCommand.self, DiffCommand.self])
 }

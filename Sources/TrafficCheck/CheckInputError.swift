@@ -1,0 +1,31 @@
+import TrafficAnalysis
+import TrafficCapture
+
+/// Why `baseline`, `check` or `diff` cannot work with their input; one sentence naming the file.
+public enum CheckInputError: Error, Equatable, CustomStringConvertible {
+    case capture(CaptureError)
+    case unreadable(path: String, what: String, reason: String)
+    /// Not JSON at all, or JSON of the wrong shape.
+    case corrupt(path: String, what: String, reason: String)
+    case unknownSchema(path: String, found: String, expected: [String])
+    /// An `analyze` report where a baseline is needed: it lacks the grouping settings.
+    case reportNotBaseline(path: String)
+    case invalidBudget(path: String, reason: String)
+    case groupingMismatch(left: String, leftGroupBy: [GroupField], right: String, rightGroupBy: [GroupField])
+
+    public var description: String {
+        switch self {
+        case let .capture(error): return error.description
+        case let .unreadable(path, what, reason): return "\(path): cannot read \(what): \(reason)"
+        case let .corrupt(path, what, reason): return "\(path): corrupt \(what): \(reason)"
+        case let .unknownSchema(path, found, expected):
+            return "\(path): unknown schema '\(found)'; this traffic reads \(expected.joined(separator: " and "))"
+        case let .reportNotBaseline(path):
+            return "\(path): a traffic analyze report, not a baseline; record one with `traffic baseline CAPTURE -o FILE`"
+        case let .invalidBudget(path, reason): return "\(path): invalid budget: \(reason)"
+        case let .groupingMismatch(left, leftGroupBy, right, rightGroupBy):
+            func names(_ fields: [GroupField]) -> String { fields.map(\.rawValue).joined(separator: ",") }
+            return "\(left) groups by \(names(leftGroupBy)) but \(right) by \(names(rightGroupBy)); they cannot be compared"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import TrafficAnalysis
+
+/// The totals of one group that checks work on: message counts and the byte sums of `CheckField`.
+public struct EndpointCounts: Sendable, Equatable {
+    public var requests = 0
+    public var responses = 0
+    /// Totals by byte field; a field not present counts as zero.
+    public var bytes: [CheckField: Int] = [:]
+
+    public init() {}
+
+    /// The checked subset of a report group's totals.
+    public init(_ totals: GroupTotals) {
+        requests = totals.requests
+        responses = totals.responses
+        bytes = [
+            .requestBytes: totals.request.bytes, .responseBytes: totals.response.bytes,
+            .requestDecodedBodyBytes: totals.request.decodedBodyBytes,
+            .responseDecodedBodyBytes: totals.response.decodedBodyBytes,
+            .requestCookieBytes: totals.request.cookieBytes, .responseCookieBytes: totals.response.cookieBytes,
+        ]
+    }
+
+    /// Equal when every field is: a field absent and a field at zero are the same.
+    public static func == (lhs: EndpointCounts, rhs: EndpointCounts) -> Bool {
+        CheckField.allCases.allSatisfy { lhs.total($0) == rhs.total($0) } && lhs.responses == rhs.responses
+    }
+
+    /// The total of `field` over the whole capture.
+    public func total(_ field: CheckField) -> Int {
+        field.isCount ? requests : bytes[field, default: 0]
+    }
+
+    /// The value compared under `metric`; the request count is a total under either metric.
+    public func value(_ field: CheckField, _ metric: Metric) -> Amount {
+        guard metric == .perRequest, !field.isCount else { return Amount(total(field)) }
+        return Amount(total: total(field), count: field.isResponseSide ? responses : requests)
+    }
+}

@@ -1,0 +1,32 @@
+import TrafficAnalysis
+
+/// How captures are grouped for baselines and checks; stored in the baseline so `check` groups alike.
+public struct GroupingSettings: Sendable, Equatable {
+    public var groupBy: [GroupField] = [.host, .path]
+    /// Collapse identifier path segments to `{id}`; on by default, unlike `analyze`, so that
+    /// `/users/42` and `/users/97` are one endpoint with one budget.
+    public var normalizePaths = true
+    public var pathTemplates: [String] = []
+    /// The BPF filter the captures were read with.
+    public var filter: String?
+
+    public init() {}
+
+    /// The analysis options that produce groups of this kind.
+    public var reportOptions: ReportOptions {
+        var options = ReportOptions()
+        options.groupBy = groupBy
+        options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplates)
+        options.analysis.filter = filter
+        return options
+    }
+
+    /// Analyses captures into a snapshot of their groups.
+    public func snapshot(of captures: [String]) throws(CheckInputError) -> Snapshot {
+        do {
+            return Snapshot(report: try TrafficAnalyzer.analyze(paths: captures, options: reportOptions))
+        } catch {
+            throw .capture(error)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Baselines, budgets and checks: see TrafficBaseline.

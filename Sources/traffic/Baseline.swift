@@ -1,0 +1,89 @@
+import ArgumentParser
+import TrafficAnalysis
+import TrafficCheck
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct BaselineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "baseline",
+        abstract: "Record a baseline of per-endpoint byte costs to commit and check later runs against.",
+        discussion: """
+            Writes the report's groups with their totals and per-request averages as pretty JSON \
+            (schema traffic.baseline/1): sorted, no timestamps, so the same capture always gives the same \
+            file. Paths are normalized (/users/42 → /users/{id}) unless --no-normalize-paths. The grouping \
+            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 64 usage error (ArgumentParser), \
+            3 unreadable input.
+
+            Examples:
+              traffic baseline session.pcap -o traffic-baseline.json
+              traffic baseline --path-template '/orders/{order}/items' run1.pcap run2.pcap -o traffic-baseline.json
+            """)
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var grouping: GroupingOptions
+
+    @Option(name: .shortAndLong, help: "Write the baseline to this file instead of stdout.")
+    var output: String?
+
+    func run() throws {
+        let baseline: Baseline
+        do {
+            baseline = try Baseline.record(captures: input.captures, settings: grouping.settings(filter: input.filter))
+        } catch {
+            printError("traffic: \(error)")
+            throw ExitCode(inputErrorCode)
+        }
+        try writeText(baseline.json(), to: output)
+    }
+}
+
+/// `--group-by`, `--no-normalize-paths` and `--path-template`, shared by baseline, check and diff.
+struct GroupingOptions: ParsableArguments {
+    @Option(help: "Group by these fields, in order: host, path, method, status, content-type, connection (default host,path).")
+    var groupBy: String?
+
+    @Flag(help: "Keep paths as sent instead of collapsing identifier segments to {id}.")
+    var noNormalizePaths = false
+
+    @Option(help: "Group paths matching this template, e.g. '/users/{id}/orders/{order}'. Repeatable.")
+    var pathTemplate: [String] = []
+
+    /// True when any grouping option was given.
+    var isGiven: Bool { groupBy != nil || noNormalizePaths || !pathTemplate.isEmpty }
+
+    func validate() throws {
+        for name in (groupBy ?? "").split(separator: ",") where GroupField(rawValue: name.trimmingCharacters()) == nil {
+            throw ValidationError("unknown --group-by field '\(name)'; use host, path, method, status, content-type, connection")
+        }
+    }
+
+    func settings(filter: String?) -> GroupingSettings {
+        var settings = GroupingSettings()
+        if let groupBy {
+            settings.groupBy = groupBy.split(separator: ",").compactMap { GroupField(rawValue: $0.trimmingCharacters()) }
+        }
+        settings.normalizePaths = !noNormalizePaths
+        settings.pathTemplates = pathTemplate
+        settings.filter = filter
+        return settings
+    }
+}
+
+/// Writes `text` to `path`, or to stdout without one; exits 3 when the file cannot be written.
+func writeText(_ text: String, to path: String?) throws {
+    guard let path else {
+        print(text, terminator: "")
+        return
+    }
+    guard let file = fopen(path, "w") else {
+        printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")
+        throw ExitCode(inputErrorCode)
+    }
+    fputs(text, file)
+    fclose(file)
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import TrafficCheck
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Metric: ExpressibleByArgument {}
+extension CheckFormat: ExpressibleByArgument {}
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Fail when endpoints cost more than in a baseline, or more than a budget allows.",
+        discussion: """
+            Compares each group's request bytes, response bytes, decoded body bytes and (with --metric total) \
+            request count with the baseline, and checks the budget file's absolute limits. Decreases never \
+            fail. With --max-increase and --max-increase-bytes both given, the larger allowance applies: \
+            a change fails only when it exceeds both. --field-tolerance FIELD=LIMIT[,LIMIT] replaces them \
+            for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests, \
+            request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes, \
+            request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline. \
+            Exit codes: 0 within budget, 1 a rule failed, 64 usage error (ArgumentParser), 3 unreadable or invalid input.
+
+            Examples:
+              traffic check session.pcap --baseline traffic-baseline.json
+              traffic check session.pcap --baseline traffic-baseline.json --max-increase 10% --max-increase-bytes 2KiB
+              traffic check session.pcap --baseline traffic-baseline.json --field-tolerance response_bytes=5% --fail-on-new
+              traffic check session.pcap --budget traffic-budget.yml --format junit -o traffic-junit.xml
+              traffic check session.pcap --baseline traffic-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+            """)
+
+    @OptionGroup var input: InputOptions
+
+    @Option(help: "Baseline file written by `traffic baseline`.")
+    var baseline: String?
+
+    @Option(help: "Budget file (YAML) with absolute limits per host/path glob; see docs/ci.md.")
+    var budget: String?
+
+    @Option(help: "Compare per-request averages or totals.")
+    var metric: Metric = .perRequest
+
+    @Option(help: "Allowed increase as a percentage of the baseline, e.g. 10%.")
+    var maxIncrease: String?
+
+    @Option(help: "Allowed increase in bytes, e.g. 2KiB, 500B, 1.5MB.")
+    var maxIncreaseBytes: String?
+
+    @Option(help: "Per-field tolerance FIELD=LIMIT[,LIMIT], e.g. response_bytes=5%,1KiB or requests=off. Repeatable.")
+    var fieldTolerance: [String] = []
+
+    @Flag(help: "Fail on endpoints that are not in the baseline.")
+    var failOnNew = false
+
+    @Flag(help: "Fail on baseline endpoints that are absent from the captures.")
+    var failOnMissing = false
+
+    @OptionGroup var grouping: GroupingOptions
+
+    @Option(name: .shortAndLong, help: "Output format: table, markdown, json or junit.")
+    var format: CheckFormat = .table
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of stdout (the verdict still goes to stderr).")
+    var output: String?
+
+    func validate() throws {
+        if baseline == nil && budget == nil { throw ValidationError("give --baseline FILE, --budget FILE, or both") }
+        if baseline != nil && grouping.isGiven {
+            throw ValidationError("the grouping comes from the baseline; drop --group-by, --no-normalize-paths and --path-template")
+        }
+        _ = try rules()
+    }
+
+    /// The rules from the tolerance options; a `ValidationError` (exit 2) for a malformed value.
+    func rules() throws -> CheckRules {
+        var rules = CheckRules()
+        rules.metric = metric
+        rules.failOnNew = failOnNew
+        rules.failOnMissing = failOnMissing
+        if let maxIncrease {
+            guard let ppm = Tolerance.parsePercent(maxIncrease) else {
+                throw ValidationError("--max-increase '\(maxIncrease)': expected a percentage such as 10% or 2.5%")
+            }
+            rules.tolerance.partsPerMillion = ppm
+        }
+        if let maxIncreaseBytes {
+            guard let bytes = ByteSize.parse(maxIncreaseBytes) else {
+                throw ValidationError("--max-increase-bytes '\(maxIncreaseBytes)': expected a size such as 2048, 2KiB or 1.5MB")
+            }
+            rules.tolerance.absolute = bytes
+        }
+        for text in fieldTolerance {
+            do {
+                let (field, tolerance) = try CheckRules.parseFieldTolerance(text)
+                if let tolerance { rules.fieldTolerances[field] = tolerance } else { rules.ignoredFields.insert(field) }
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        return rules
+    }
+
+    func run() throws {
+        let outcome: CheckOutcome
+        do {
+            outcome = try RegressionCheck.run(
+                captures: input.captures, baseline: baseline, budget: budget,
+                grouping: grouping.settings(filter: input.filter), rules: try rules())
+        } catch let error as CheckInputError {
+            printError("traffic: \(error)")
+            throw ExitCode(inputErrorCode)
+        }
+        let report = CheckReport(outcome: outcome, verdict: true)
+        try writeText(report.render(format, width: tableWidth()), to: output)
+        if output != nil { printError("traffic check: \(outcome.verdict)") }
+        if !outcome.passed { throw ExitCode.failure }
+    }
+}
+
+/// The terminal's width for tables; wide when not a terminal, so CI logs keep whole paths.
+func tableWidth() -> Int {
+    if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 20 { return columns }
+    var size = winsize()
+    if isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+    return 160
+}

@@ -16,7 +16,7 @@ struct BaselineCommand: ParsableCommand {
             Writes the report's groups with their totals and per-request averages as pretty JSON \
             (schema traffic.baseline/1): sorted, no timestamps, so the same capture always gives the same \
             file. Paths are normalized (/users/42 → /users/{id}) unless --no-normalize-paths. The grouping \
-            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 64 usage error (ArgumentParser), \
+            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 2 usage error, \
             3 unreadable input.
 
             Examples:
@@ -57,15 +57,15 @@ struct GroupingOptions: ParsableArguments {
     var isGiven: Bool { groupBy != nil || noNormalizePaths || !pathTemplate.isEmpty }
 
     func validate() throws {
-        for name in (groupBy ?? "").split(separator: ",") where GroupField(rawValue: name.trimmingCharacters()) == nil {
-            throw ValidationError("unknown --group-by field '\(name)'; use host, path, method, status, content-type, connection")
+        if let groupBy, GroupField.parseList(groupBy) == nil {
+            throw ValidationError("unknown --group-by field in '\(groupBy)'; use host, path, method, status, content-type, connection")
         }
     }
 
     func settings(filter: String?) -> GroupingSettings {
         var settings = GroupingSettings()
         if let groupBy {
-            settings.groupBy = groupBy.split(separator: ",").compactMap { GroupField(rawValue: $0.trimmingCharacters()) }
+            settings.groupBy = GroupField.parseList(groupBy) ?? [.host, .path]
         }
         settings.normalizePaths = !noNormalizePaths
         settings.pathTemplates = pathTemplate

@@ -22,7 +22,7 @@ struct CheckCommand: ParsableCommand {
             for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests, \
             request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes, \
             request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline. \
-            Exit codes: 0 within budget, 1 a rule failed, 64 usage error (ArgumentParser), 3 unreadable or invalid input.
+            Exit codes: 0 within budget, 1 a rule failed, 2 usage error, 3 unreadable or invalid input.
 
             Examples:
               traffic check session.pcap --baseline traffic-baseline.json

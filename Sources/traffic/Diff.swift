@@ -9,7 +9,7 @@ struct DiffCommand: ParsableCommand {
             Each side is a capture, a JSON report (`traffic analyze --format json`) or a baseline, told \
             apart by content. Shows the same table as `traffic check` without a verdict. Captures are grouped \
             by the grouping options, else like a baseline on the other side, else by host and normalized path. \
-            Exit codes: 0 success (whatever changed), 64 usage error (ArgumentParser), 3 unreadable or invalid input.
+            Exit codes: 0 success (whatever changed), 2 usage error, 3 unreadable or invalid input.
 
             Examples:
               traffic diff before.pcap after.pcap

@@ -23,11 +23,11 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private var leftoverHeaders = [0, 0]
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
-         overhead: OverheadOptions) {
+         overhead: OverheadOptions, limits: HTTPLimits) {
         self.builder = builder
         self.capture = capture
         self.overhead = overhead
-        parser = HTTPConnectionParser(info: info, scratch: scratch) { [unowned self] record in
+        parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned self] record in
             ledger.emitted(record)
             var batch: [HTTPMessageRecord] = []
             joiner.add(record) { batch.append($0) }

@@ -9,6 +9,8 @@ public struct ReportOptions: Sendable {
     public var keepMessages = false
     /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.
     public var overhead: OverheadOptions = []
+    /// Inflate every gzip body instead of reading its size from the gzip trailer (`--verify-decoding`).
+    public var verifyDecoding = false
     public var analysis = AnalysisOptions()
 
     public init() {}

@@ -12,6 +12,7 @@ public enum TrafficAnalyzer {
     ) throws(CaptureError) -> TrafficReport {
         let builder = ReportBuilder(options: options, capturePaths: paths)
         let scratch = DecodingScratch()
+        let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
         var captures: [CaptureSummary] = []
         var anomalies: [String: Int] = [:]
         var warnings: [AnalysisWarning] = []
@@ -25,7 +26,7 @@ public enum TrafficAnalyzer {
                         makeHTTP: {
                             HTTPConnectionTap(
                                 info: info, capture: index, scratch: scratch, builder: builder,
-                                overhead: options.overhead)
+                                overhead: options.overhead, limits: limits)
                         },
                         makeTLS: { TLSConnectionTap(info: info, capture: index, builder: builder, overhead: options.overhead) })
                 },

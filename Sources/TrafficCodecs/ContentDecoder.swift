@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Counts the decoded size of a body with stacked content codings, fed piece by piece.
 ///
 /// Stages run innermost-last: for `Content-Encoding: gzip, br` the body is br-decoded, then gunzipped
@@ -22,6 +28,12 @@ public final class ContentDecoder {
     private var intermediate = 0
     /// Set on failure, cap or finish; feeds are then ignored.
     private var outcome: ContentDecodingResult?
+    /// A lone gzip body held back for the trailer shortcut; nil once inflating (or never eligible).
+    private var held: [UInt8]?
+
+    /// RFC 1952 §2.3.1: ISIZE is the decoded size modulo 2^32, and deflate expands at most 1032:1, so
+    /// a member under 2^32 / 1032 compressed bytes has an ISIZE that is its exact decoded size.
+    static let trailerExactBelow = 4_000_000
 
     /// `codings` in the order they were APPLIED (the order of the Content-Encoding header); identity entries are ignored.
     public init(codings: [ContentCoding], scratch: DecodingScratch, limits: ContentDecodingLimits = .init()) {
@@ -43,11 +55,26 @@ public final class ContentDecoder {
         } else {
             self.stages = stages
         }
+        // Inflating is most of the cost of a run; a lone gzip coding's trailer states the size. The body
+        // is held (bounded per body and per worker) so that it can still be inflated when the shortcut
+        // cannot be exact. It assumes one gzip member, as HTTP servers send; --verify-decoding inflates all.
+        if limits.useGzipTrailer, codings.filter({ $0 != .identity }) == [.gzip] { held = [] }
     }
 
     /// Feeds the next encoded bytes. Cheap to call with tiny buffers. After a failure further input is ignored.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard outcome == nil, !bytes.isEmpty else { return }
+        if held != nil {
+            if held!.count + bytes.count < Self.trailerExactBelow,
+                scratch.retainedBytes + bytes.count <= scratch.retainedBudget
+            {
+                held!.append(contentsOf: bytes)
+                scratch.retainedBytes += bytes.count
+                return
+            }
+            inflateHeld()
+            guard outcome == nil else { return }
+        }
         if stages.isEmpty {
             decoded = Self.saturatingAdd(decoded, bytes.count)
             return
@@ -61,6 +88,21 @@ public final class ContentDecoder {
     /// Releases all C state; later calls return the same result.
     public func finish(truncated: Bool = false) -> ContentDecodingResult {
         if let outcome { return outcome }
+        if let body = held {
+            releaseHeld()
+            if truncated {
+                stop(.failed("truncated"))
+                return outcome!
+            }
+            if let size = Self.trailerSize(body), size <= maxDecodedBytes {
+                stop(.decoded(size))
+                return outcome!
+            }
+            // Not a plain gzip member, or over the cap: inflate it for the real verdict.
+            held = body
+            inflateHeld()
+            if let outcome { return outcome }
+        }
         var result = ContentDecodingResult.decoded(decoded)
         for stage in stages {
             if let reason = stage.finish(), !truncated {
@@ -74,6 +116,48 @@ public final class ContentDecoder {
     }
 
     /// Runs `input` through stage `index` and everything after it; false once decoding stopped.
+    deinit { releaseHeld() }
+
+    /// The shortcut cannot apply: inflate what was held, then go on streaming.
+    private func inflateHeld() {
+        guard let body = held else { return }
+        releaseHeld()
+        if !body.isEmpty { body.withUnsafeBytes { _ = push($0, into: 0) } }
+    }
+
+    private func releaseHeld() {
+        if let body = held { scratch.retainedBytes -= body.count }
+        held = nil
+    }
+
+    /// ISIZE of a complete single gzip member: magic and method checked (RFC 1952 §2.3), at least a
+    /// header and a trailer long; nil when the body does not look like one.
+    static func trailerSize(_ body: [UInt8]) -> Int? {
+        guard body.count >= 20, body[0] == 0x1f, body[1] == 0x8b, body[2] == 8, body[3] & 0xe0 == 0 else { return nil }
+        let n = body.count
+        // Zero padding after a member (accepted when inflating) would read as a trailer: inflate instead.
+        if body[(n - 8)...].allSatisfy({ $0 == 0 }) { return nil }
+        // A second member starts with 1f 8b 08 and its ISIZE would hide the first's: wherever those bytes
+        // appear past the start (rarely by chance in deflate data), inflate instead.
+        let found = body.withUnsafeBytes { bytes -> Bool in
+            var i = 1
+            while i + 2 < bytes.count {
+                guard let hit = memchr(bytes.baseAddress! + i, 0x1f, bytes.count - 2 - i) else { return false }
+                let at = bytes.baseAddress!.distance(to: UnsafeRawPointer(hit))
+                if bytes[at + 1] == 0x8b, bytes[at + 2] == 8 { return true }
+                i = at + 1
+            }
+            return false
+        }
+        if found { return nil }
+        let size = Int(body[n - 4]) | Int(body[n - 3]) << 8 | Int(body[n - 2]) << 16 | Int(body[n - 1]) << 24
+        // Plausibility (RFC 1951): deflate expands at most 1032:1, and stored blocks add 5 bytes per 65535
+        // at worst. A body cut short or damaged reads a random ISIZE that almost never fits: inflate then.
+        let payload = n - 18
+        guard size <= payload * 1032, payload <= size + 5 * (size / 65535 + 1) + 2 else { return nil }
+        return size
+    }
+
     private func push(_ input: UnsafeRawBufferPointer, into index: Int) -> Bool {
         let stage = stages[index]
         let isLast = index == stages.count - 1
@@ -128,6 +212,7 @@ public final class ContentDecoder {
 
     /// Records the outcome and frees every stage's C state.
     private func stop(_ result: ContentDecodingResult) {
+        releaseHeld()
         outcome = result
         for stage in stages { _ = stage.finish() }
         stages = []

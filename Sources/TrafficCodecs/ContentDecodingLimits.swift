@@ -6,7 +6,12 @@ public struct ContentDecodingLimits: Sendable {
     /// stages of stacked codings (a tiny final output can hide a huge intermediate one).
     public var maxDecodedBytes: Int
 
-    public init(maxDecodedBytes: Int = 1 << 30) {
+    /// Read a lone gzip coding's decoded size from its trailer instead of inflating, where that is exact
+    /// (see `ContentDecoder`). `--verify-decoding` turns it off.
+    public var useGzipTrailer: Bool
+
+    public init(maxDecodedBytes: Int = 1 << 30, useGzipTrailer: Bool = true) {
         self.maxDecodedBytes = max(0, maxDecodedBytes)
+        self.useGzipTrailer = useGzipTrailer
     }
 }

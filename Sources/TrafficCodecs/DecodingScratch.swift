@@ -16,5 +16,10 @@ public final class DecodingScratch {
     /// The usable size in bytes (at least 4 KiB).
     public var capacity: Int { buffer.count }
 
+    /// Gzip bodies held back for the trailer shortcut, across all decoders of this worker.
+    var retainedBytes = 0
+    /// Beyond this, decoders inflate as they go instead of holding bodies back.
+    let retainedBudget = 8 << 20
+
     deinit { buffer.deallocate() }
 }

@@ -43,6 +43,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Add connection overhead to wire_bytes: handshake, teardown, packets (comma-separated) or all.")
     var overhead: String?
 
+    @Flag(help: "Inflate every gzip body instead of reading its size from the gzip trailer (slower; same numbers).")
+    var verifyDecoding = false
+
     @Flag(help: "List every request and response record instead of groups.")
     var messages = false
 
@@ -83,6 +86,7 @@ struct Analyze: ParsableCommand {
         options.hostGlob = host
         options.pathGlob = path
         options.keepMessages = messages
+        options.verifyDecoding = verifyDecoding
         options.analysis.filter = input.filter
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport

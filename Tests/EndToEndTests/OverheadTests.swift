@@ -97,3 +97,14 @@ import Testing
         if !capture.contains("ipfrag") { #expect(summary["capture_frame_bytes"] as? Int == tshark, "\(capture)") }
     }
 }
+
+/// The gzip trailer shortcut against full inflation, on every sample and corpus trace.
+@Suite struct VerifyDecodingTests {
+    @Test(arguments: OverheadTests.everything)
+    func shortcutEqualsFullDecoding(capture: String) throws {
+        let fast = try Harness.run(["analyze", "--messages", "--format", "csv", capture])
+        let full = try Harness.run(["analyze", "--messages", "--format", "csv", "--verify-decoding", capture])
+        #expect(fast.status == full.status)
+        #expect(fast.stdout == full.stdout, "\(capture)")
+    }
+}

@@ -13,10 +13,11 @@ func hex(_ text: String) -> [UInt8] {
     return stride(from: 0, to: digits.count - 1, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
 }
 
-/// Runs `data` through a fresh decoder, fed in pieces that end at each of `cuts`.
+/// Runs `data` through a fresh decoder, fed in pieces that end at each of `cuts`. These tests are about
+/// inflating, so the gzip trailer shortcut is off unless `limits` turns it on (GzipTrailerTests do).
 func decode(
     _ codings: [ContentCoding], _ data: [UInt8], cuts: [Int] = [],
-    scratch: DecodingScratch = DecodingScratch(), limits: ContentDecodingLimits = .init(),
+    scratch: DecodingScratch = DecodingScratch(), limits: ContentDecodingLimits = .init(useGzipTrailer: false),
     truncated: Bool = false
 ) -> ContentDecodingResult {
     let decoder = ContentDecoder(codings: codings, scratch: scratch, limits: limits)

@@ -1,0 +1,43 @@
+import Testing
+import TrafficCodecs
+
+/// The gzip trailer shortcut (issue 7) must give exactly what inflating gives, or fall back to inflating.
+@Suite struct GzipTrailerTests {
+    static let fast = ContentDecodingLimits(useGzipTrailer: true)
+
+    /// Every gzip fixture, whole and split at every offset: the shortcut equals full decoding.
+    @Test(arguments: [("one member", Fixtures.gzipText), ("two members", Fixtures.gzipTwoMembers),
+                      ("1 MiB of zeros", Fixtures.gzipZeros1MiB)])
+    func equalsInflating(name: String, body: [UInt8]) {
+        let full = decode([.gzip], body)
+        #expect(decode([.gzip], body, limits: Self.fast) == full, "\(name)")
+        for cut in stride(from: 1, to: body.count, by: max(1, body.count / 97)) {
+            #expect(decode([.gzip], body, cuts: [cut], limits: Self.fast) == full, "\(name) cut at \(cut)")
+        }
+    }
+
+    @Test func twoMembersAreNotReadFromTheLastTrailer() {
+        // The last trailer holds only the second member's size; the shortcut must see the second header.
+        #expect(decode([.gzip], Fixtures.gzipTwoMembers, limits: Self.fast) == .decoded(Fixtures.textLength))
+    }
+
+    @Test func damagedBodiesStillFail() {
+        // Cut short: the last four bytes are not an ISIZE; the plausibility bound sends it to zlib.
+        for length in [30, 100, Fixtures.gzipText.count / 2, Fixtures.gzipText.count - 5] {
+            let result = decode([.gzip], Array(Fixtures.gzipText.prefix(length)), limits: Self.fast)
+            #expect(result.failure != nil, "prefix of \(length) bytes: \(result)")
+        }
+        #expect(decode([.gzip], Array("not gzip at all, not at all".utf8), limits: Self.fast).failure != nil)
+    }
+
+    @Test func truncatedBodiesFail() {
+        #expect(decode([.gzip], Fixtures.gzipText, limits: Self.fast, truncated: true) == .failed("truncated"))
+    }
+
+    @Test func otherCodingsAreUntouched() {
+        // Only a lone gzip coding takes the shortcut; stacks inflate as before.
+        for sample in Sample.text where sample.codings != [.gzip] {
+            #expect(decode(sample.codings, sample.data, limits: Self.fast) == .decoded(sample.decodedSize), "\(sample.name)")
+        }
+    }
+}

@@ -17,6 +17,7 @@
 #   BENCH_SEED=1          generator seed
 #   BENCH_SCRATCH=DIR     SwiftPM scratch path for the benchmark tools (default .build-bench)
 #   BENCH_REGENERATE=1    regenerate the capture even if it is cached
+#   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -158,6 +159,18 @@ ratio() {
 echo
 echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
 echo "b/e (traffic vs tshark):            $(ratio b e)"
+
+# Correctness: the analyzer's per host+path numbers must equal the generator's ground truth.
+if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
+    echo
+    log "[verify] traffic analyze --normalize-paths --format csv $FILE"
+    if "$TRAFFIC" analyze --normalize-paths --format csv "$FILE" >"$WORK/analyze.csv" 2>"$WORK/stderr"; then
+        python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/analyze.csv" "${FILE%.pcap}.MANIFEST.json" \
+            | sed 's/^/verify: /' || true
+    else
+        echo "verify: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+    fi
+fi
 
 # Peak RSS of (b) on 100 MiB vs 1 GiB: a streaming analyzer should hold it roughly flat.
 if [ "${BENCH_SCALING:-0}" = 1 ]; then

@@ -157,10 +157,12 @@ final class HTTPStream: @unchecked Sendable {
             id: 0, client: Endpoint(address: IPAddress(ipv4: 0xC612_0001), port: 40000),
             server: Endpoint(address: IPAddress(ipv4: 0xC613_000A), port: 80), start: CaptureTime(nanoseconds: time))
         var count = 0
-        parser = HTTPConnectionParser(info: info, emit: { record in
-            count += 1
-            blackHole(record)
-        })
+        parser = HTTPConnectionParser(
+            info: info,
+            emit: { record in
+                count += 1
+                blackHole(record)
+            })
         _ = count
     }
 
@@ -178,7 +180,8 @@ final class HTTPStream: @unchecked Sendable {
                 time += 10_000
                 let context = TCPSegmentContext(
                     time: CaptureTime(nanoseconds: time), frameBytes: 66 + end - start, headerBytes: 66)
-                parser.receive(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), direction: direction, segment: context)
+                parser.receive(
+                    UnsafeRawBufferPointer(rebasing: bytes[start..<end]), direction: direction, segment: context)
                 start = end
             }
         }
@@ -218,7 +221,8 @@ enum Fixtures {
             index += 1
         }
         body += "{}]}"
-        let head = "HTTP/1.1 200 OK\r\nServer: nginx/1.24.0\r\nDate: Fri, 01 Mar 2024 12:00:00 GMT\r\n"
+        let head =
+            "HTTP/1.1 200 OK\r\nServer: nginx/1.24.0\r\nDate: Fri, 01 Mar 2024 12:00:00 GMT\r\n"
             + "Content-Type: application/json; charset=utf-8\r\nX-Request-ID: 0123456789abcdef0123456789abcdef\r\n"
             + "Connection: keep-alive\r\nKeep-Alive: timeout=75\r\n"
         if chunked {

@@ -1,9 +1,9 @@
 import BenchCPcap
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The floor: the cheapest possible pass over a capture with libpcap. Opens the file with
@@ -21,7 +21,8 @@ guard arguments.count == 2 else {
 let path = arguments[1]
 var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
 guard let handle = pcap_open_offline(path, &errorBuffer) else {
-    printError("traffic-bench-floor: \(String(cString: errorBuffer))")
+    let message = errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    printError("traffic-bench-floor: \(String(decoding: message, as: UTF8.self))")
     exit(3)
 }
 defer { pcap_close(handle) }
@@ -51,7 +52,9 @@ loop: while true {
 var fileBytes = 0
 var info = stat()
 if stat(path, &info) == 0 { fileBytes = Int(info.st_size) }
-print("packets=\(packets) captured_bytes=\(capturedBytes) wire_bytes=\(wireBytes) file_bytes=\(fileBytes) checksum=\(checksum)")
+print(
+    "packets=\(packets) captured_bytes=\(capturedBytes) wire_bytes=\(wireBytes) file_bytes=\(fileBytes) checksum=\(checksum)"
+)
 
 /// Writes one line to stderr.
 func printError(_ message: String) {

@@ -38,17 +38,47 @@ final class BodyCatalogue {
         let json = "application/json; charset=utf-8"
         var g = generator
         users = (0..<48).map { _ in Body(Array(JSONText.user(&g).utf8), contentType: json) }
-        orderLists = (0..<32).map { _ in Body(Array(JSONText.orders(&g, count: g.int(2...60)).utf8), contentType: json) }
-        productPages = (0..<32).map { _ in Body(Array(JSONText.products(&g, count: g.int(20...50)).utf8), contentType: json) }
-        searchResults = (0..<32).map { _ in Body(Array(JSONText.products(&g, count: g.int(0...25)).utf8), contentType: json) }
-        created = (0..<16).map { _ in Body(Array("{\"id\":\(g.int(100_000...999_999)),\"status\":\"created\",\"created_at\":\"2024-03-01T12:\(g.int(10...59)):\(g.int(10...59))Z\"}".utf8), contentType: json) }
-        notFound = (0..<8).map { _ in Body(Array("{\"error\":\"not_found\",\"message\":\"no such resource\",\"request_id\":\"\(g.hex(32))\"}".utf8), contentType: json) }
-        tokens = (0..<16).map { _ in Body(Array("{\"access_token\":\"\(g.token(120))\",\"token_type\":\"Bearer\",\"expires_in\":3600,\"refresh_token\":\"\(g.token(64))\",\"scope\":\"read write\"}".utf8), contentType: json) }
+        orderLists = (0..<32).map { _ in Body(Array(JSONText.orders(&g, count: g.int(2...60)).utf8), contentType: json)
+        }
+        productPages = (0..<32).map { _ in
+            Body(Array(JSONText.products(&g, count: g.int(20...50)).utf8), contentType: json)
+        }
+        searchResults = (0..<32).map { _ in
+            Body(Array(JSONText.products(&g, count: g.int(0...25)).utf8), contentType: json)
+        }
+        created = (0..<16).map { _ in
+            Body(
+                Array(
+                    "{\"id\":\(g.int(100_000...999_999)),\"status\":\"created\",\"created_at\":\"2024-03-01T12:\(g.int(10...59)):\(g.int(10...59))Z\"}"
+                        .utf8), contentType: json)
+        }
+        notFound = (0..<8).map { _ in
+            Body(
+                Array(
+                    "{\"error\":\"not_found\",\"message\":\"no such resource\",\"request_id\":\"\(g.hex(32))\"}".utf8),
+                contentType: json)
+        }
+        tokens = (0..<16).map { _ in
+            Body(
+                Array(
+                    "{\"access_token\":\"\(g.token(120))\",\"token_type\":\"Bearer\",\"expires_in\":3600,\"refresh_token\":\"\(g.token(64))\",\"scope\":\"read write\"}"
+                        .utf8), contentType: json)
+        }
         sessions = (0..<16).map { _ in Body(Array(JSONText.session(&g).utf8), contentType: json) }
-        orderRequests = (0..<32).map { _ in Body(Array(JSONText.orderRequest(&g).utf8), contentType: "application/json") }
-        settingsRequests = (0..<16).map { _ in Body(Array("{\"theme\":\"\(["dark", "light", "system"][g.int(0...2)])\",\"language\":\"en-US\",\"notifications\":{\"email\":\(g.chance(0.5)),\"push\":\(g.chance(0.5))},\"timezone\":\"Europe/Berlin\"}".utf8), contentType: "application/json") }
-        eventBatches = (0..<32).map { _ in Body(Array(JSONText.events(&g, count: g.int(3...40)).utf8), contentType: "application/json") }
-        scripts = (0..<6).map { _ in Body(Array(JSONText.script(&g, bytes: g.int(40_000...400_000)).utf8), contentType: "application/javascript") }
+        orderRequests = (0..<32).map { _ in Body(Array(JSONText.orderRequest(&g).utf8), contentType: "application/json")
+        }
+        settingsRequests = (0..<16).map { _ in
+            Body(
+                Array(
+                    "{\"theme\":\"\(["dark", "light", "system"][g.int(0...2)])\",\"language\":\"en-US\",\"notifications\":{\"email\":\(g.chance(0.5)),\"push\":\(g.chance(0.5))},\"timezone\":\"Europe/Berlin\"}"
+                        .utf8), contentType: "application/json")
+        }
+        eventBatches = (0..<32).map { _ in
+            Body(Array(JSONText.events(&g, count: g.int(3...40)).utf8), contentType: "application/json")
+        }
+        scripts = (0..<6).map { _ in
+            Body(Array(JSONText.script(&g, bytes: g.int(40_000...400_000)).utf8), contentType: "application/javascript")
+        }
         images = (0..<64).map { _ in slice(g.int(4_000...80_000), &g, type: "image/webp") }
         downloads = (0..<16).map { _ in slice(g.int(1_500_000...8_000_000), &g, type: "application/octet-stream") }
         uploads = (0..<16).map { _ in slice(g.int(500_000...4_000_000), &g, type: "image/webp") }
@@ -60,10 +90,14 @@ final class BodyCatalogue {
 
 /// Plausible JSON and JavaScript text, sized and varied by the seed.
 enum JSONText {
-    static let firstNames = ["Ada", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Frances", "Edsger", "Radia"]
+    static let firstNames = [
+        "Ada", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Frances", "Edsger", "Radia",
+    ]
     static let lastNames = ["Lovelace", "Hopper", "Torvalds", "Hamilton", "Ritchie", "Liskov", "Thompson", "Allen"]
-    static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
-                        "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
+    static let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+        "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+    ]
 
     static func user(_ g: inout SeededGenerator) -> String {
         let first = firstNames[g.int(0...firstNames.count - 1)]
@@ -72,7 +106,8 @@ enum JSONText {
         let addresses = (0..<g.int(0...3)).map { _ in
             "{\"street\":\"\(g.int(1...999)) \(words[g.int(0...19)].titled) Street\",\"city\":\"\(words[g.int(0...19)].titled)ville\",\"zip\":\"\(g.int(10000...99999))\",\"country\":\"DE\"}"
         }.joined(separator: ",")
-        return "{\"id\":\(g.int(1...99_999)),\"name\":\"\(first) \(last)\",\"email\":\"\(first.lowercased()).\(last.lowercased())@example.org\","
+        return
+            "{\"id\":\(g.int(1...99_999)),\"name\":\"\(first) \(last)\",\"email\":\"\(first.lowercased()).\(last.lowercased())@example.org\","
             + "\"created_at\":\"2023-\(g.int(10...12))-\(g.int(10...28))T\(g.int(10...23)):00:00Z\",\"verified\":\(g.chance(0.8)),"
             + "\"roles\":[\(roles)],\"addresses\":[\(addresses)],\"avatar_url\":\"https://static.example.com/img/avatars/\(g.hex(16)).jpg\","
             + "\"preferences\":{\"newsletter\":\(g.chance(0.3)),\"currency\":\"EUR\",\"locale\":\"en-US\"}}"
@@ -82,17 +117,22 @@ enum JSONText {
         let items = (0..<g.int(1...5)).map { _ in
             "{\"sku\":\"SKU-\(g.int(10000...99999))\",\"quantity\":\(g.int(1...9)),\"unit_price\":\(g.int(100...99999)),\"name\":\"\(words[g.int(0...19)]) \(words[g.int(0...19)])\"}"
         }.joined(separator: ",")
-        return "{\"id\":\(g.int(100_000...999_999)),\"status\":\"\(["pending", "paid", "shipped", "delivered"][g.int(0...3)])\","
+        return
+            "{\"id\":\(g.int(100_000...999_999)),\"status\":\"\(["pending", "paid", "shipped", "delivered"][g.int(0...3)])\","
             + "\"total\":\(g.int(100...500_000)),\"currency\":\"EUR\",\"items\":[\(items)],\"placed_at\":\"2024-02-\(g.int(10...28))T\(g.int(10...23)):\(g.int(10...59)):00Z\"}"
     }
 
     static func orders(_ g: inout SeededGenerator, count: Int) -> String {
-        "{\"orders\":[" + (0..<count).map { _ in order(&g) }.joined(separator: ",") + "],\"next_cursor\":\"\(g.token(24))\"}"
+        "{\"orders\":[" + (0..<count).map { _ in order(&g) }.joined(separator: ",")
+            + "],\"next_cursor\":\"\(g.token(24))\"}"
     }
 
     static func orderRequest(_ g: inout SeededGenerator) -> String {
-        let items = (0..<g.int(1...12)).map { _ in "{\"sku\":\"SKU-\(g.int(10000...99999))\",\"quantity\":\(g.int(1...9))}" }
-        return "{\"items\":[\(items.joined(separator: ","))],\"shipping_address_id\":\(g.int(1...99999)),\"payment_method\":\"card\",\"coupon\":\(g.chance(0.2) ? "\"SPRING\(g.int(10...50))\"" : "null")}"
+        let items = (0..<g.int(1...12)).map { _ in
+            "{\"sku\":\"SKU-\(g.int(10000...99999))\",\"quantity\":\(g.int(1...9))}"
+        }
+        return
+            "{\"items\":[\(items.joined(separator: ","))],\"shipping_address_id\":\(g.int(1...99999)),\"payment_method\":\"card\",\"coupon\":\(g.chance(0.2) ? "\"SPRING\(g.int(10...50))\"" : "null")}"
     }
 
     static func products(_ g: inout SeededGenerator, count: Int) -> String {
@@ -122,7 +162,8 @@ enum JSONText {
         text.reserveCapacity(bytes + 200)
         while text.utf8.count < bytes {
             let name = words[g.int(0...19)] + String(g.int(0...999))
-            text += "function \(name)(\(words[g.int(0...19)]),e){var t=\(g.int(0...65535)),n=\"\(g.token(g.int(4...24)))\";"
+            text +=
+                "function \(name)(\(words[g.int(0...19)]),e){var t=\(g.int(0...65535)),n=\"\(g.token(g.int(4...24)))\";"
             text += "if(e&&e.\(words[g.int(0...19)])){return t+\(g.int(1...99))}return \(words[g.int(0...19)])(n,t)}\n"
         }
         return text

@@ -57,8 +57,10 @@ struct Manifest {
     var connections = 0
 
     /// The manifest as JSON, keys in a fixed order and endpoints sorted by host then path.
-    func json(capture: String, seed: UInt64, targetBytes: Int, fileBytes: Int, packets: Int,
-              firstTime: UInt64, lastTime: UInt64) -> String {
+    func json(
+        capture: String, seed: UInt64, targetBytes: Int, fileBytes: Int, packets: Int,
+        firstTime: UInt64, lastTime: UInt64
+    ) -> String {
         var all = Totals()
         for totals in endpoints.values { all.add(totals) }
         var lines: [String] = ["{"]

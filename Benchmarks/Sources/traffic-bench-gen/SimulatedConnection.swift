@@ -49,8 +49,9 @@ final class SimulatedConnection {
         switch phase {
         case .handshake:
             FrameBuilder.emit(writer, time: clock.tick(), from: &client, to: &server, flags: FrameBuilder.Flags.syn)
-            FrameBuilder.emit(writer, time: clock.tick(), from: &server, to: &client,
-                              flags: FrameBuilder.Flags.syn | FrameBuilder.Flags.ack)
+            FrameBuilder.emit(
+                writer, time: clock.tick(), from: &server, to: &client,
+                flags: FrameBuilder.Flags.syn | FrameBuilder.Flags.ack)
             FrameBuilder.emit(writer, time: clock.tick(), from: &client, to: &server, flags: FrameBuilder.Flags.ack)
             phase = exchanges.isEmpty ? .close : .request
         case .request:
@@ -89,12 +90,14 @@ final class SimulatedConnection {
             let count = min(FrameBuilder.mss, message.count - offset)
             let last = offset + count == message.count
             let flags = FrameBuilder.Flags.ack | (last ? FrameBuilder.Flags.psh : 0)
-            FrameBuilder.emit(writer, time: clock.tick(), from: &sender, to: &receiver, flags: flags,
-                              message: message, offset: offset, count: count)
+            FrameBuilder.emit(
+                writer, time: clock.tick(), from: &sender, to: &receiver, flags: flags,
+                message: message, offset: offset, count: count)
             offset += count
             if receiver.unacknowledged >= 2 {
-                FrameBuilder.emit(writer, time: clock.tick(), from: &receiver, to: &sender,
-                                  flags: FrameBuilder.Flags.ack)
+                FrameBuilder.emit(
+                    writer, time: clock.tick(), from: &receiver, to: &sender,
+                    flags: FrameBuilder.Flags.ack)
             }
         }
         guard offset == message.count else { return false }

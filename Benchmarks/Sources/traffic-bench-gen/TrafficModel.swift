@@ -23,8 +23,10 @@ struct TrafficModel {
         case api, auth, statics, metrics, downloads, uploads
 
         var host: String {
-            ["api.example.com", "auth.example.com", "static.example.com", "metrics.example.com",
-             "downloads.example.com", "uploads.example.com"][rawValue]
+            [
+                "api.example.com", "auth.example.com", "static.example.com", "metrics.example.com",
+                "downloads.example.com", "uploads.example.com",
+            ][rawValue]
         }
         var address: UInt32 { 0xC613_0000 | UInt32(10 * (rawValue + 1)) }  // 198.19.0.10, .20, …
         /// How often a new connection goes to this service, per 9985: most connections are small API calls,
@@ -80,13 +82,17 @@ struct TrafficModel {
         }
         manifest.connections += 1
         let clientPeer = TCPPeer(
-            address: client.address, port: port, mac: client.address, sequence: UInt32(truncatingIfNeeded: generator.next()),
-            timestampBase: UInt32(truncatingIfNeeded: generator.next()), ipIdentification: UInt16(truncatingIfNeeded: generator.next()),
+            address: client.address, port: port, mac: client.address,
+            sequence: UInt32(truncatingIfNeeded: generator.next()),
+            timestampBase: UInt32(truncatingIfNeeded: generator.next()),
+            ipIdentification: UInt16(truncatingIfNeeded: generator.next()),
             window: 502)
         let serverPeer = TCPPeer(
-            address: service.address, port: 80, mac: FrameBuilder.gatewayMAC, sequence: UInt32(truncatingIfNeeded: generator.next()),
+            address: service.address, port: 80, mac: FrameBuilder.gatewayMAC,
+            sequence: UInt32(truncatingIfNeeded: generator.next()),
             timestampBase: UInt32(truncatingIfNeeded: generator.next()), ipIdentification: 0, window: 509)
-        return SimulatedConnection(client: clientPeer, server: serverPeer, exchanges: exchanges, serverCloses: serverCloses)
+        return SimulatedConnection(
+            client: clientPeer, server: serverPeer, exchanges: exchanges, serverCloses: serverCloses)
     }
 
     // MARK: - Exchanges per service
@@ -102,54 +108,68 @@ struct TrafficModel {
             switch roll {
             case 0..<35:
                 let found = generator.chance(0.92)
-                return call(service, "GET", "/api/v1/users/\(id)", template: "/api/v1/users/{id}", client: client,
-                            date: date, closing: closing, status: found ? 200 : 404,
-                            response: found ? pick(bodies.users) : pick(bodies.notFound),
-                            gzip: found && generator.chance(0.5))
+                return call(
+                    service, "GET", "/api/v1/users/\(id)", template: "/api/v1/users/{id}", client: client,
+                    date: date, closing: closing, status: found ? 200 : 404,
+                    response: found ? pick(bodies.users) : pick(bodies.notFound),
+                    gzip: found && generator.chance(0.5))
             case 35..<50:
-                return call(service, "GET", "/api/v1/users/\(id)/orders", template: "/api/v1/users/{id}/orders",
-                            client: client, date: date, closing: closing, status: 200, response: pick(bodies.orderLists),
-                            gzip: generator.chance(0.7), chunked: true)
+                return call(
+                    service, "GET", "/api/v1/users/\(id)/orders", template: "/api/v1/users/{id}/orders",
+                    client: client, date: date, closing: closing, status: 200, response: pick(bodies.orderLists),
+                    gzip: generator.chance(0.7), chunked: true)
             case 50..<63:
-                return call(service, "GET", "/api/v1/products", template: "/api/v1/products",
-                            query: "page=\(generator.int(1...40))&limit=50", client: client, date: date,
-                            closing: closing, status: 200, response: pick(bodies.productPages), gzip: true,
-                            extraResponse: [("ETag", "W/\"\(generator.hex(16))\""), ("Cache-Control", "public, max-age=60")])
+                return call(
+                    service, "GET", "/api/v1/products", template: "/api/v1/products",
+                    query: "page=\(generator.int(1...40))&limit=50", client: client, date: date,
+                    closing: closing, status: 200, response: pick(bodies.productPages), gzip: true,
+                    extraResponse: [("ETag", "W/\"\(generator.hex(16))\""), ("Cache-Control", "public, max-age=60")])
             case 63..<73:
-                return call(service, "POST", "/api/v1/orders", template: "/api/v1/orders", client: client, date: date,
-                            closing: closing, request: pick(bodies.orderRequests), status: 201, response: pick(bodies.created),
-                            extraResponse: [("Location", "/api/v1/orders/\(generator.int(100_000...999_999))")])
+                return call(
+                    service, "POST", "/api/v1/orders", template: "/api/v1/orders", client: client, date: date,
+                    closing: closing, request: pick(bodies.orderRequests), status: 201, response: pick(bodies.created),
+                    extraResponse: [("Location", "/api/v1/orders/\(generator.int(100_000...999_999))")])
             case 73..<81:
                 let empty = generator.chance(0.5)
-                return call(service, "PUT", "/api/v1/users/\(id)/settings", template: "/api/v1/users/{id}/settings",
-                            client: client, date: date, closing: closing, request: pick(bodies.settingsRequests),
-                            status: empty ? 204 : 200, response: empty ? nil : pick(bodies.settingsRequests))
+                return call(
+                    service, "PUT", "/api/v1/users/\(id)/settings", template: "/api/v1/users/{id}/settings",
+                    client: client, date: date, closing: closing, request: pick(bodies.settingsRequests),
+                    status: empty ? 204 : 200, response: empty ? nil : pick(bodies.settingsRequests))
             case 81..<86:
-                return call(service, "DELETE", "/api/v1/orders/\(id)", template: "/api/v1/orders/{id}", client: client,
-                            date: date, closing: closing, status: 204, response: nil)
+                return call(
+                    service, "DELETE", "/api/v1/orders/\(id)", template: "/api/v1/orders/{id}", client: client,
+                    date: date, closing: closing, status: 204, response: nil)
             default:
                 let query = "q=\(JSONText.words[generator.int(0...19)])+\(JSONText.words[generator.int(0...19)])"
-                return call(service, "GET", "/api/v1/search", template: "/api/v1/search", query: query, client: client,
-                            date: date, closing: closing, status: 200, response: pick(bodies.searchResults), chunked: true)
+                return call(
+                    service, "GET", "/api/v1/search", template: "/api/v1/search", query: query, client: client,
+                    date: date, closing: closing, status: 200, response: pick(bodies.searchResults), chunked: true)
             }
         case .auth:
             switch roll {
             case 0..<45:
-                let form = "grant_type=password&username=user\(id)%40example.org&password=\(generator.token(16))&client_id=web"
+                let form =
+                    "grant_type=password&username=user\(id)%40example.org&password=\(generator.token(16))&client_id=web"
                 let request = Body(Array(form.utf8), contentType: "application/x-www-form-urlencoded")
-                return call(service, "POST", "/oauth/token", template: "/oauth/token", client: client, date: date,
-                            closing: closing, request: request,
-                            status: 200, response: pick(bodies.tokens),
-                            setCookies: ["sid=\(generator.hex(32)); Path=/; Max-Age=86400; HttpOnly; Secure; SameSite=Lax",
-                                         "csrf=\(generator.token(32)); Path=/; Secure; SameSite=Strict"])
+                return call(
+                    service, "POST", "/oauth/token", template: "/oauth/token", client: client, date: date,
+                    closing: closing, request: request,
+                    status: 200, response: pick(bodies.tokens),
+                    setCookies: [
+                        "sid=\(generator.hex(32)); Path=/; Max-Age=86400; HttpOnly; Secure; SameSite=Lax",
+                        "csrf=\(generator.token(32)); Path=/; Secure; SameSite=Strict",
+                    ])
             case 45..<85:
-                return call(service, "GET", "/api/session", template: "/api/session", client: client, date: date,
-                            closing: closing, status: 200, response: pick(bodies.sessions), gzip: generator.chance(0.3),
-                            setCookies: generator.chance(0.3) ? ["sid=\(generator.hex(32)); Path=/; Max-Age=86400; HttpOnly; Secure"] : [])
+                return call(
+                    service, "GET", "/api/session", template: "/api/session", client: client, date: date,
+                    closing: closing, status: 200, response: pick(bodies.sessions), gzip: generator.chance(0.3),
+                    setCookies: generator.chance(0.3)
+                        ? ["sid=\(generator.hex(32)); Path=/; Max-Age=86400; HttpOnly; Secure"] : [])
             default:
-                return call(service, "POST", "/logout", template: "/logout", client: client, date: date,
-                            closing: closing, status: 204, response: nil,
-                            setCookies: ["sid=; Path=/; Max-Age=0; HttpOnly; Secure", "csrf=; Path=/; Max-Age=0"])
+                return call(
+                    service, "POST", "/logout", template: "/logout", client: client, date: date,
+                    closing: closing, status: 204, response: nil,
+                    setCookies: ["sid=; Path=/; Max-Age=0; HttpOnly; Secure", "csrf=; Path=/; Max-Age=0"])
             }
         case .statics:
             switch roll {
@@ -158,39 +178,48 @@ struct TrafficModel {
                 let index = generator.int(0...names.count - 1)
                 let etag = "\"\(String(index * 7919 + 104_729, radix: 16))-js\""
                 if generator.chance(0.35) {
-                    return call(service, "GET", "/assets/\(names[index]).js", template: "/assets/\(names[index]).js",
-                                client: client, date: date, closing: closing, extraRequest: [("If-None-Match", etag)],
-                                status: 304, response: nil, extraResponse: [("ETag", etag)])
+                    return call(
+                        service, "GET", "/assets/\(names[index]).js", template: "/assets/\(names[index]).js",
+                        client: client, date: date, closing: closing, extraRequest: [("If-None-Match", etag)],
+                        status: 304, response: nil, extraResponse: [("ETag", etag)])
                 }
-                return call(service, "GET", "/assets/\(names[index]).js", template: "/assets/\(names[index]).js",
-                            client: client, date: date, closing: closing, status: 200, response: bodies.scripts[index],
-                            gzip: true, extraResponse: [("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable")])
+                return call(
+                    service, "GET", "/assets/\(names[index]).js", template: "/assets/\(names[index]).js",
+                    client: client, date: date, closing: closing, status: 200, response: bodies.scripts[index],
+                    gzip: true,
+                    extraResponse: [("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable")])
             default:
-                return call(service, "GET", "/img/products/\(id)/thumb.jpg", template: "/img/products/{id}/thumb.jpg",
-                            client: client, date: date, closing: closing, status: 200, response: pick(bodies.images),
-                            extraResponse: [("Cache-Control", "public, max-age=86400"), ("Accept-Ranges", "bytes")])
+                return call(
+                    service, "GET", "/img/products/\(id)/thumb.jpg", template: "/img/products/{id}/thumb.jpg",
+                    client: client, date: date, closing: closing, status: 200, response: pick(bodies.images),
+                    extraResponse: [("Cache-Control", "public, max-age=86400"), ("Accept-Ranges", "bytes")])
             }
         case .metrics:
             if roll < 85 {
-                return call(service, "POST", "/v1/events", template: "/v1/events", client: client, date: date,
-                            closing: closing, request: pick(bodies.eventBatches), status: 202, response: nil,
-                            emptyContentLength: true)
+                return call(
+                    service, "POST", "/v1/events", template: "/v1/events", client: client, date: date,
+                    closing: closing, request: pick(bodies.eventBatches), status: 202, response: nil,
+                    emptyContentLength: true)
             }
-            return call(service, "HEAD", "/health", template: "/health", client: client, date: date, closing: closing,
-                        status: 200, response: bodies.health)
+            return call(
+                service, "HEAD", "/health", template: "/health", client: client, date: date, closing: closing,
+                status: 200, response: bodies.health)
         case .downloads:
             let n = generator.int(1...16)
-            return call(service, "GET", "/downloads/\(n)/firmware.bin", template: "/downloads/{id}/firmware.bin",
-                        client: client, date: date, closing: closing, status: 200, response: bodies.downloads[n - 1],
-                        extraResponse: [("Content-Disposition", "attachment; filename=\"firmware-\(n).bin\"")])
+            return call(
+                service, "GET", "/downloads/\(n)/firmware.bin", template: "/downloads/{id}/firmware.bin",
+                client: client, date: date, closing: closing, status: 200, response: bodies.downloads[n - 1],
+                extraResponse: [("Content-Disposition", "attachment; filename=\"firmware-\(n).bin\"")])
         case .uploads:
             if roll < 60 {
-                return call(service, "POST", "/v2/uploads", template: "/v2/uploads", client: client, date: date,
-                            closing: closing, request: pick(bodies.uploads), status: 201, response: pick(bodies.created))
+                return call(
+                    service, "POST", "/v2/uploads", template: "/v2/uploads", client: client, date: date,
+                    closing: closing, request: pick(bodies.uploads), status: 201, response: pick(bodies.created))
             }
-            return call(service, "PUT", "/v2/uploads/\(id)/parts/\(generator.int(1...9))",
-                        template: "/v2/uploads/{id}/parts/{id}", client: client, date: date, closing: closing,
-                        request: pick(bodies.uploadParts), requestChunked: true, status: 200, response: pick(bodies.created))
+            return call(
+                service, "PUT", "/v2/uploads/\(id)/parts/\(generator.int(1...9))",
+                template: "/v2/uploads/{id}/parts/{id}", client: client, date: date, closing: closing,
+                request: pick(bodies.uploadParts), requestChunked: true, status: 200, response: pick(bodies.created))
         }
     }
 

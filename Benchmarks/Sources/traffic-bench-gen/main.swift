@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // traffic-bench-gen: writes a deterministic benchmark capture of HTTP/1.1 traffic and its manifest.
@@ -33,14 +33,19 @@ struct Arguments {
                 guard let seed = UInt64(try value()) else { throw .badArgument("--seed takes an integer") }
                 self.seed = seed
             case "--concurrency":
-                guard let n = Int(try value()), n > 0 else { throw .badArgument("--concurrency takes a positive integer") }
+                guard let n = Int(try value()), n > 0 else {
+                    throw .badArgument("--concurrency takes a positive integer")
+                }
                 concurrency = n
             case "--manifest": manifest = try value()
             case "-h", "--help":
-                print("usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] OUTPUT.pcap")
+                print(
+                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] OUTPUT.pcap")
                 exit(0)
             default:
-                guard !argument.hasPrefix("-"), output.isEmpty else { throw .badArgument("unexpected argument \(argument)") }
+                guard !argument.hasPrefix("-"), output.isEmpty else {
+                    throw .badArgument("unexpected argument \(argument)")
+                }
                 output = argument
             }
             index += 1
@@ -95,7 +100,7 @@ func run() throws(GeneratorError) {
 
     let manifestPath = arguments.manifest ?? Arguments.defaultManifestPath(for: arguments.output)
     let json = model.manifest.json(
-        capture: arguments.output, seed: arguments.seed, targetBytes: arguments.size, fileBytes: writer.fileBytes,
+        capture: String(arguments.output.split(separator: "/").last ?? ""), seed: arguments.seed, targetBytes: arguments.size, fileBytes: writer.fileBytes,
         packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds)
     guard let file = fopen(manifestPath, "w") else {
         throw .cannotWrite(manifestPath, String(cString: strerror(errno)))
@@ -109,9 +114,10 @@ func run() throws(GeneratorError) {
     let megabytes = Double(writer.fileBytes) / 1_048_576
     var requests = 0
     for totals in model.manifest.endpoints.values { requests += totals.requests }
-    print("wrote \(arguments.output): \(writer.fileBytes) bytes, \(writer.packets) packets, "
-        + "\(model.manifest.connections) connections, \(requests) requests in \(formatted(seconds)) s "
-        + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)")
+    print(
+        "wrote \(arguments.output): \(writer.fileBytes) bytes, \(writer.packets) packets, "
+            + "\(model.manifest.connections) connections, \(requests) requests in \(formatted(seconds)) s "
+            + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)")
 }
 
 extension Arguments {

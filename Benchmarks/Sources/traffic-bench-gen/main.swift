@@ -100,7 +100,8 @@ func run() throws(GeneratorError) {
 
     let manifestPath = arguments.manifest ?? Arguments.defaultManifestPath(for: arguments.output)
     let json = model.manifest.json(
-        capture: String(arguments.output.split(separator: "/").last ?? ""), seed: arguments.seed, targetBytes: arguments.size, fileBytes: writer.fileBytes,
+        capture: String(arguments.output.split(separator: "/").last ?? ""), seed: arguments.seed,
+        targetBytes: arguments.size, fileBytes: writer.fileBytes,
         packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds)
     guard let file = fopen(manifestPath, "w") else {
         throw .cannotWrite(manifestPath, String(cString: strerror(errno)))

@@ -1,0 +1,19 @@
+# Benchmarks: `include Makefile.bench.mk` from the main Makefile. See Benchmarks/README.md.
+#   make bench                       whole-process benchmarks on a generated 1 GiB capture
+#   make bench BENCH_SIZE=100MiB     a quicker run; also BENCH_TSHARK=0, BENCH_SCALING=1
+#   make bench-stages                per-stage micro-benchmarks (ordo-one/benchmark)
+SWIFT ?= swift
+export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE
+
+# Keep whatever default goal the including Makefile has, wherever the include line sits.
+_bench_default_goal := $(.DEFAULT_GOAL)
+
+.PHONY: bench bench-stages
+
+bench: deps
+	SWIFT="$(SWIFT)" scripts/bench.sh
+
+bench-stages: deps
+	$(SWIFT) package --package-path Benchmarks benchmark
+
+.DEFAULT_GOAL := $(_bench_default_goal)

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of `traffic` on a generated capture (run by `make bench`).
+#
+# Builds the release binary and the benchmark tools, generates the capture once (cached under
+# .build/bench/), then measures wall time and peak RSS (GNU time's %e and %M) of:
+#   a  the bare libpcap read loop (the floor)
+#   b  traffic analyze FILE                      (stand-in: traffic connections FILE, until analyze exists)
+#   b2 the same with --jobs 2                    (when the binary has --jobs)
+#   c  traffic analyze --overhead all FILE       (n/a when the option does not exist)
+#   d  traffic analyze --messages --format csv FILE
+#   e  tshark -q -z http,tree -r FILE            (when tshark is installed and BENCH_TSHARK is not 0)
+#
+# Environment:
+#   BENCH_SIZE=1GiB       capture size (e.g. 100MiB for a quick run)
+#   BENCH_TSHARK=0        skip tshark
+#   BENCH_SCALING=1       also compare peak RSS of (b) on 100MiB and 1GiB captures
+#   BENCH_SEED=1          generator seed
+#   BENCH_SCRATCH=DIR     SwiftPM scratch path for the benchmark tools (default .build-bench)
+#   BENCH_REGENERATE=1    regenerate the capture even if it is cached
+#   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SIZE=${BENCH_SIZE:-1GiB}
+SEED=${BENCH_SEED:-1}
+SCRATCH=${BENCH_SCRATCH:-$ROOT/.build-bench}
+CAPTURES=$ROOT/.build/bench
+SWIFT=${SWIFT:-swift}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+log() { printf '%s\n' "$*" >&2; }
+
+# GNU time: /usr/bin/time, not the shell keyword.
+if [ ! -x /usr/bin/time ]; then
+    log "Installing GNU time"
+    SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq time >/dev/null
+fi
+
+log "Building traffic (release)"
+(cd "$ROOT" && $SWIFT build -c release --product traffic >&2)
+TRAFFIC=$ROOT/.build/release/traffic
+
+log "Building the benchmark tools"
+for product in traffic-bench-gen traffic-bench-floor; do
+    $SWIFT build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$SCRATCH" --product "$product" >&2
+done
+GEN=$SCRATCH/release/traffic-bench-gen
+FLOOR=$SCRATCH/release/traffic-bench-floor
+
+# Generates the capture of size $1 unless it is cached and newer than the generator; prints its path.
+capture_for() {
+    local size=$1 file=$CAPTURES/bench-$1.pcap
+    mkdir -p "$CAPTURES"
+    if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ ! -s "$file" ] || [ "$GEN" -nt "$file" ] \
+        || [ ! -s "$CAPTURES/bench-$size.MANIFEST.json" ]; then
+        log "Generating $file"
+        "$GEN" --size "$size" --seed "$SEED" "$file" >&2
+    fi
+    printf '%s\n' "$file"
+}
+
+# measure NAME COMMAND...: runs COMMAND with stdout to /dev/null; records "NAME wall rss" or "NAME failed".
+measure() {
+    local name=$1
+    shift
+    log "[$name] $*"
+    local start end
+    start=$(date +%s%N)
+    # Wall time from date(1) in nanoseconds (GNU time's %e has only 10 ms resolution); peak RSS from %M.
+    if /usr/bin/time -f "%M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr"; then
+        end=$(date +%s%N)
+        echo "$name $(awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }') $(tail -n 1 "$WORK/time")" \
+            >>"$WORK/results"
+    else
+        log "[$name] failed: $(tail -n 3 "$WORK/stderr")"
+        echo "$name failed" >>"$WORK/results"
+    fi
+}
+na() { echo "$1 n/a" >>"$WORK/results"; }
+
+FILE=$(capture_for "$SIZE")
+FILE_BYTES=$(stat -c %s "$FILE")
+: >"$WORK/results"
+
+# (a) The floor; it also warms the page cache for the runs after it.
+"$FLOOR" "$FILE" >/dev/null
+PACKETS=$("$FLOOR" "$FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+measure a "$FLOOR" "$FILE"
+
+# (b)–(d): traffic analyze, or traffic connections while analyze does not exist yet.
+HAS_ANALYZE=0
+if "$TRAFFIC" --help 2>/dev/null | grep -qE '^[[:space:]]+analyze([[:space:]]|$)'; then HAS_ANALYZE=1; fi
+has_option() { "$TRAFFIC" analyze --help 2>/dev/null | grep -q -- "$1"; }
+if [ $HAS_ANALYZE = 1 ]; then
+    B_LABEL="traffic analyze"
+    measure b "$TRAFFIC" analyze "$FILE"
+    if has_option --jobs; then measure b2 "$TRAFFIC" analyze --jobs 2 "$FILE"; else na b2; fi
+    if has_option --overhead; then measure c "$TRAFFIC" analyze --overhead all "$FILE"; else na c; fi
+    if has_option --messages; then measure d "$TRAFFIC" analyze --messages --format csv "$FILE"; else na d; fi
+else
+    B_LABEL="traffic connections (stand-in)"
+    measure b "$TRAFFIC" connections "$FILE"
+    if "$TRAFFIC" connections --help 2>/dev/null | grep -q -- --jobs; then
+        measure b2 "$TRAFFIC" connections --jobs 2 "$FILE"
+    else
+        na b2
+    fi
+    na c
+    na d
+fi
+
+# (e) tshark, the reference for speed.
+if [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
+    measure e tshark -q -z http,tree -r "$FILE"
+else
+    na e
+fi
+
+describe() {
+    case $1 in
+    a) echo "libpcap read loop (floor)" ;;
+    b) echo "$B_LABEL" ;;
+    b2) echo "$B_LABEL --jobs 2" ;;
+    c) echo "traffic analyze --overhead all" ;;
+    d) echo "traffic analyze --messages --format csv" ;;
+    e) echo "tshark -q -z http,tree" ;;
+    esac
+}
+
+echo
+echo "Capture: $FILE ($FILE_BYTES bytes, $PACKETS packets; manifest ${FILE%.pcap}.MANIFEST.json)"
+echo "Machine: $(nproc) cores, $(uname -sm); traffic: $("$TRAFFIC" --version 2>/dev/null || echo '?')"
+echo
+printf '%-3s %-42s %9s %9s %12s %10s\n' "" "run" "wall s" "MB/s" "packets/s" "RSS MiB"
+while read -r name wall rss; do
+    if [ "$wall" = n/a ] || [ "$wall" = failed ]; then
+        printf '%-3s %-42s %9s %9s %12s %10s\n' "$name" "$(describe "$name")" "$wall" "$wall" "$wall" "$wall"
+        continue
+    fi
+    awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$FILE_BYTES" -v p="$PACKETS" 'BEGIN {
+        s = (w > 0) ? w : 0.005
+        printf "%-3s %-42s %9.3f %9.1f %12.0f %10.1f\n", n, d, w, b / s / 1e6, p / s, r / 1024
+    }'
+done <"$WORK/results"
+
+wall_of() { awk -v n="$1" '$1 == n && $2 != "n/a" && $2 != "failed" { print $2 }' "$WORK/results"; }
+ratio() {
+    local x y
+    x=$(wall_of "$1")
+    y=$(wall_of "$2")
+    if [ -n "$x" ] && [ -n "$y" ]; then
+        awk -v x="$x" -v y="$y" 'BEGIN { if (y > 0) printf "%.2fx the time", x / y; else print "inf" }'
+    else
+        echo n/a
+    fi
+}
+echo
+echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
+echo "b/e (traffic vs tshark):            $(ratio b e)"
+
+# Correctness: the analyzer's per host+path numbers must equal the generator's ground truth.
+if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
+    echo
+    log "[verify] traffic analyze --normalize-paths --format csv $FILE"
+    if "$TRAFFIC" analyze --normalize-paths --format csv "$FILE" >"$WORK/analyze.csv" 2>"$WORK/stderr"; then
+        python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/analyze.csv" "${FILE%.pcap}.MANIFEST.json" \
+            | sed 's/^/verify: /' || true
+    else
+        echo "verify: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+    fi
+fi
+
+# Peak RSS of (b) on 100 MiB vs 1 GiB: a streaming analyzer should hold it roughly flat.
+if [ "${BENCH_SCALING:-0}" = 1 ]; then
+    : >"$WORK/results"
+    for size in 100MiB 1GiB; do
+        file=$(capture_for "$size")
+        if [ $HAS_ANALYZE = 1 ]; then
+            measure "$size" "$TRAFFIC" analyze "$file"
+        else
+            measure "$size" "$TRAFFIC" connections "$file"
+        fi
+    done
+    echo
+    echo "Scaling, $B_LABEL:"
+    while read -r name wall rss; do
+        if [ "$wall" = failed ]; then echo "  $name: failed"; continue; fi
+        awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "  %-7s wall %8.3f s  peak RSS %8.1f MiB\n", n, w, r / 1024 }'
+    done <"$WORK/results"
+fi

@@ -45,3 +45,5 @@ samples:
 
 clean:
 	rm -rf .build
+
+include Makefile.bench.mk

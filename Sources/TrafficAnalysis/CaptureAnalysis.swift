@@ -19,14 +19,23 @@ public struct CaptureAnalysis: Sendable {
         makeHandler: @escaping TCPReassembler.HandlerFactory = { _ in nil },
         progress: ((Int64, Int64?) -> Void)? = nil
     ) throws(CaptureError) -> CaptureAnalysis {
-        let file = try CaptureFile(path: path)
-        if let filter = options.filter { try file.setFilter(filter) }
-        var summary = CaptureSummary(path: path, linkType: file.linkType.description)
         var connections: [TCPConnectionSummary] = []
         let keep = options.keepConnections
         let reassembler = TCPReassembler(limits: options.reassemblyLimits, makeHandler: makeHandler) { ended in
             if keep { connections.append(ended) }
         }
+        var result = try read(path: path, options: options, into: LocalSegmentSink(reassembler), progress: progress)
+        result.connections = connections.sorted { $0.info.id < $1.info.id }
+        return result
+    }
+
+    /// The reading loop shared by single-threaded and sharded runs: capture → wire → `sink`.
+    static func read(
+        path: String, options: AnalysisOptions, into sink: some SegmentSink, progress: ((Int64, Int64?) -> Void)?
+    ) throws(CaptureError) -> CaptureAnalysis {
+        let file = try CaptureFile(path: path)
+        if let filter = options.filter { try file.setFilter(filter) }
+        var summary = CaptureSummary(path: path, linkType: file.linkType.description)
         var decoder = PacketDecoder(linkType: file.linkType)
         var fragmentFrames = 0, fragmentBytes = 0
         var sinceProgress = 0
@@ -42,7 +51,7 @@ public struct CaptureAnalysis: Sendable {
                     fragmentFrames -= segment.frameCount - 1
                     fragmentBytes -= segment.frameBytes - packet.originalLength
                 }
-                reassembler.process(segment, time: packet.time)
+                sink.process(segment, time: packet.time, packetIndex: summary.packets)
             case .nonTCP:
                 summary.nonTCPPackets += 1
                 summary.nonTCPFrameBytes += packet.originalLength
@@ -61,25 +70,28 @@ public struct CaptureAnalysis: Sendable {
                 }
             }
         }
-        reassembler.finish()
+        sink.finish()
         // Fragments of datagrams that never completed carried no analysable TCP.
         summary.undecodedPackets += fragmentFrames
         summary.undecodedFrameBytes += fragmentBytes
         summary.damage = damage
 
         var result = CaptureAnalysis(summary: summary)
-        result.connections = connections.sorted { $0.info.id < $1.info.id }
-        result.connectionCount = reassembler.connectionCount
+        result.connectionCount = sink.connectionCount
         for anomaly in WireAnomaly.allCases where decoder.count(of: anomaly) > 0 {
             result.anomalies[anomaly.name] = decoder.count(of: anomaly)
         }
-        for anomaly in TCPAnomaly.allCases where reassembler.count(of: anomaly) > 0 {
-            result.anomalies[anomaly.name] = reassembler.count(of: anomaly)
+        let tcpAnomalies = sink.anomalies
+        for anomaly in TCPAnomaly.allCases where tcpAnomalies[anomaly.rawValue] > 0 {
+            result.anomalies[anomaly.name] = tcpAnomalies[anomaly.rawValue]
         }
         if let damage { result.warnings.append(AnalysisWarning(capture: path, message: damage.description)) }
         if summary.undecodedPackets > 0 {
+            let names = Set(WireAnomaly.allCases.map(\.name))
+            let detail = result.anomalies.filter { names.contains($0.key) }.map { "\($0.key)=\($0.value)" }.sorted()
             result.warnings.append(AnalysisWarning(
-                capture: path, message: "\(summary.undecodedPackets) packets could not be decoded (\(result.anomalies.filter { WireAnomaly.allCases.map(\.name).contains($0.key) }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ", ")))"))
+                capture: path,
+                message: "\(summary.undecodedPackets) packets could not be decoded (\(detail.joined(separator: ", ")))"))
         }
         return result
     }

@@ -21,14 +21,21 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private var ledger = OverheadLedger()
     private var counts: [HTTPByteCounts] = []
     private var leftoverHeaders = [0, 0]
+    /// Only groups by method or status and record listings show what the joiner fills in.
+    private let joins: Bool
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
          overhead: OverheadOptions, limits: HTTPLimits) {
         self.builder = builder
         self.capture = capture
         self.overhead = overhead
+        joins = builder.needsJoinedExchanges
         parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned self] record in
-            ledger.emitted(record)
+            if !overhead.isEmpty { ledger.emitted(record) }
+            guard joins else {
+                take(CollectionOfOne(record))
+                return
+            }
             var batch: [HTTPMessageRecord] = []
             joiner.add(record) { batch.append($0) }
             take(batch)
@@ -36,10 +43,14 @@ final class HTTPConnectionTap: TCPStreamHandler {
     }
 
     private var holding: Bool { !overhead.isEmpty || switched }
+    private var recordCount = 0
 
-    private func take(_ batch: [HTTPMessageRecord]) {
-        if batch.contains(where: { $0.flags.contains("upgrade") || $0.flags.contains("tunnel") }) { switched = true }
-        if holding { held += batch } else { for record in batch { builder.add(record, capture: capture) } }
+    private func take(_ batch: some Collection<HTTPMessageRecord>) {
+        recordCount += batch.count
+        if batch.contains(where: { !$0.flags.isEmpty && ($0.flags.contains("upgrade") || $0.flags.contains("tunnel")) }) {
+            switched = true
+        }
+        if holding { held.append(contentsOf: batch) } else { for record in batch { builder.add(record, capture: capture) } }
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
@@ -76,7 +87,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
         finish(time: summary.end)
-        guard ledger.recordCount > 0 else {
+        guard recordCount > 0 else {
             builder.summary.nonHTTPFrameBytes += summary.clientToServer.frameBytes + summary.serverToClient.frameBytes
             return
         }

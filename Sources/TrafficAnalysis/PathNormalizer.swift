@@ -12,6 +12,7 @@ public struct PathNormalizer: Sendable {
     public var isIdentity: Bool { !collapseIdentifiers && templates.isEmpty }
 
     public func normalize(_ path: String) -> String {
+        if isIdentity { return path }
         if !templates.isEmpty {
             let segments = path.split(separator: "/", omittingEmptySubsequences: false)
             for template in templates where Self.matches(segments, template) {

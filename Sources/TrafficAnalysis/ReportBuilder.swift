@@ -18,6 +18,11 @@ final class ReportBuilder {
     var summary = ReportSummary()
     let capturePaths: [String]
 
+    /// Whether records need the exchange joiner: a response's method or a request's status is shown.
+    var needsJoinedExchanges: Bool {
+        options.keepMessages || options.groupBy.contains(.method) || options.groupBy.contains(.status)
+    }
+
     init(options: ReportOptions, capturePaths: [String]) {
         self.options = options
         self.capturePaths = capturePaths
@@ -50,10 +55,22 @@ final class ReportBuilder {
         if options.keepMessages { messages.append((capture, record)) }
     }
 
+    /// Normalized paths by raw path: the same paths come back again and again (bounded; cleared when full).
+    private var normalizedPaths: [String: String] = [:]
+
+    private func normalizedPath(_ path: String, _ paths: PathNormalizer) -> String {
+        if paths.isIdentity { return path }
+        if let known = normalizedPaths[path] { return known }
+        if normalizedPaths.count >= 65_536 { normalizedPaths.removeAll(keepingCapacity: true) }
+        let normalized = paths.normalize(path)
+        normalizedPaths[path] = normalized
+        return normalized
+    }
+
     private func key(for field: GroupField, record: HTTPMessageRecord, capture: Int, paths: PathNormalizer) -> String {
         switch field {
         case .host: return record.host
-        case .path: return paths.normalize(record.path)
+        case .path: return normalizedPath(record.path, paths)
         case .method: return record.method ?? "(none)"
         case .status: return record.status.map(String.init) ?? "(none)"
         case .contentType: return record.contentType.map(Self.mediaType) ?? "(none)"
@@ -75,6 +92,18 @@ final class ReportBuilder {
     static func mediaType(_ value: String) -> String {
         let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
         return type.trimmingSpaces().lowercased()
+    }
+
+    /// Takes in a shard's groups, summary and records; `connection` maps the shard's connection numbers
+    /// to the capture's (tshark's order of first packets).
+    func merge(_ shard: ReportBuilder, connection: (Int, Int) -> Int) {
+        for (keys, totals) in shard.groups { groups[keys, default: GroupTotals()].add(totals) }
+        totals.add(shard.totals)
+        summary.add(shard.summary)
+        for (capture, var record) in shard.messages {
+            record.connection = connection(capture, record.connection)
+            messages.append((capture, record))
+        }
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {

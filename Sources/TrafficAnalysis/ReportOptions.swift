@@ -11,6 +11,9 @@ public struct ReportOptions: Sendable {
     public var overhead: OverheadOptions = []
     /// Inflate every gzip body instead of reading its size from the gzip trailer (`--verify-decoding`).
     public var verifyDecoding = false
+    /// Worker threads for reassembly and HTTP (`--jobs`); connections are sharded by a hash of their
+    /// endpoints, and the report is identical to a single-threaded run.
+    public var jobs = 1
     public var analysis = AnalysisOptions()
 
     public init() {}

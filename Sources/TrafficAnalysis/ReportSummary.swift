@@ -40,4 +40,16 @@ public struct ReportSummary: Sendable, Equatable {
     public var unattributedFrameBytes = 0
 
     public init() {}
+
+    /// Adds a shard's counts (parallel runs).
+    mutating func add(_ o: ReportSummary) {
+        captures += o.captures; packets += o.packets; bytes += o.bytes; durationNanoseconds += o.durationNanoseconds
+        connections += o.connections; httpConnections += o.httpConnections; tlsConnections += o.tlsConnections
+        tlsDecrypted += o.tlsDecrypted; requests += o.requests; responses += o.responses
+        unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses
+        nonHTTPBytes += o.nonHTTPBytes; tunnelBytes += o.tunnelBytes; missingBytes += o.missingBytes
+        decodeErrors += o.decodeErrors; incompleteMessages += o.incompleteMessages; nonTCPPackets += o.nonTCPPackets
+        captureFrameBytes += o.captureFrameBytes; nonHTTPFrameBytes += o.nonHTTPFrameBytes
+        nonTCPFrameBytes += o.nonTCPFrameBytes; unattributedFrameBytes += o.unattributedFrameBytes
+    }
 }

@@ -11,26 +11,29 @@ public enum TrafficAnalyzer {
         paths: [String], options: ReportOptions, progress: ((Int, Int64, Int64?) -> Void)? = nil
     ) throws(CaptureError) -> TrafficReport {
         let builder = ReportBuilder(options: options, capturePaths: paths)
-        let scratch = DecodingScratch()
-        let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
         var captures: [CaptureSummary] = []
         var anomalies: [String: Int] = [:]
         var warnings: [AnalysisWarning] = []
         var analysisOptions = options.analysis
         analysisOptions.keepConnections = false
+        // Grouping by connection needs the final numbers while grouping: that stays on one thread.
+        let jobs = options.groupBy.contains(.connection) ? 1 : max(1, options.jobs)
+        let scratch = DecodingScratch()
         for (index, path) in paths.enumerated() {
-            let analysis = try CaptureAnalysis.run(
-                path: path, options: analysisOptions,
-                makeHandler: { info in
-                    ProtocolSniffer(
-                        makeHTTP: {
-                            HTTPConnectionTap(
-                                info: info, capture: index, scratch: scratch, builder: builder,
-                                overhead: options.overhead, limits: limits)
-                        },
-                        makeTLS: { TLSConnectionTap(info: info, capture: index, builder: builder, overhead: options.overhead) })
-                },
-                progress: progress.map { report in { report(index, $0, $1) } })
+            let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
+            let analysis: CaptureAnalysis
+            if jobs == 1 {
+                let reassembler = TCPReassembler(
+                    limits: analysisOptions.reassemblyLimits,
+                    makeHandler: handlerFactory(capture: index, builder: builder, scratch: scratch, options: options),
+                    connectionEnded: { _ in })
+                analysis = try CaptureAnalysis.read(
+                    path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report)
+            } else {
+                analysis = try analyzeSharded(
+                    path: path, capture: index, jobs: jobs, builder: builder, options: options,
+                    analysisOptions: analysisOptions, progress: report)
+            }
             captures.append(analysis.summary)
             anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
             warnings += analysis.warnings
@@ -50,5 +53,71 @@ public enum TrafficAnalyzer {
                 message: "\(builder.summary.decodeErrors) bodies could not be content-decoded; their decoded size is unknown"))
         }
         return builder.build(captures: captures, anomalies: anomalies, warnings: warnings)
+    }
+
+    /// Each connection gets a sniffer that hands it to the HTTP or the TLS stage.
+    static func handlerFactory(capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions)
+        -> TCPReassembler.HandlerFactory
+    {
+        let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
+        return { info in
+            ProtocolSniffer(
+                makeHTTP: {
+                    HTTPConnectionTap(
+                        info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
+                        limits: limits)
+                },
+                makeTLS: { TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead) })
+        }
+    }
+
+    /// One capture on `jobs` worker threads; their groups, summaries and records are merged into `builder`.
+    private static func analyzeSharded(
+        path: String, capture: Int, jobs: Int, builder: ReportBuilder, options: ReportOptions,
+        analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?
+    ) throws(CaptureError) -> CaptureAnalysis {
+        var shards: [ReportBuilder] = []
+        // Per shard, the first packet of each of its connections by local number: records are renumbered
+        // into the capture's order (tshark's tcp.stream) when every shard is done.
+        let firstPackets = (0..<jobs).map { _ in FirstPackets() }
+        let keepNumbers = options.keepMessages
+        let sink = ShardedSegmentSink(shards: jobs) { shard in
+            let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
+            shards.append(shardBuilder)
+            let table = firstPackets[shard]
+            return TCPReassembler(
+                limits: analysisOptions.reassemblyLimits,
+                makeHandler: handlerFactory(
+                    capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options),
+                connectionEnded: { ended in
+                    if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
+                })
+        }
+        let analysis = try CaptureAnalysis.read(path: path, options: analysisOptions, into: sink, progress: progress)
+        var order: [(first: Int, shard: Int, local: Int)] = []
+        if keepNumbers {
+            for (shard, table) in firstPackets.enumerated() {
+                for (local, first) in table.byLocal.enumerated() { order.append((first, shard, local)) }
+            }
+            order.sort { $0.first < $1.first }
+        }
+        var global = firstPackets.map { [Int](repeating: 0, count: $0.byLocal.count) }
+        for (number, entry) in order.enumerated() { global[entry.shard][entry.local] = number }
+        for (shard, shardBuilder) in shards.enumerated() {
+            builder.merge(shardBuilder) { recordCapture, local in
+                recordCapture == capture && local < global[shard].count ? global[shard][local] : local
+            }
+        }
+        return analysis
+    }
+}
+
+/// A shard's connections' first packets, indexed by the shard's own connection numbers.
+final class FirstPackets: @unchecked Sendable {
+    private(set) var byLocal: [Int] = []
+
+    func record(_ local: Int, _ firstPacket: Int) {
+        if byLocal.count <= local { byLocal += repeatElement(0, count: local + 1 - byLocal.count) }
+        byLocal[local] = firstPacket
     }
 }

@@ -5,6 +5,14 @@ extension ContentCoding {
     /// so "" gives []. `x-gzip` is `gzip` (§8.4.1.3). Returns nil for any unknown coding (e.g.
     /// `compress`): the body then cannot be decoded. `identity` entries are kept.
     public static func parse(contentEncoding value: some StringProtocol) -> [ContentCoding]? {
+        // One exact lower-case token is what servers send nearly always: no splitting.
+        switch value {
+        case "gzip": return [.gzip]
+        case "br": return [.brotli]
+        case "zstd": return [.zstd]
+        case "deflate": return [.deflate]
+        default: break
+        }
         var codings: [ContentCoding] = []
         for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
             // Trim OWS (space, tab); a generic UTF8View is only forward-iterable.

@@ -16,6 +16,8 @@ struct HTTPTarget: Equatable {
         if method == "CONNECT" {
             return HTTPTarget(host: normalizedHost(target, defaultPort: "80"), path: target, query: nil)
         }
+        // Origin form (`/path?query`), by far the commonest: split on bytes, no string searching.
+        if target.utf8.first == UInt8(ascii: "/") { return originForm(target, host: host ?? defaultHost) }
         var rest = target[...]
         if let schemeEnd = target.firstRange(of: "://"), schemeEnd.lowerBound > target.startIndex,
             target[..<schemeEnd.lowerBound].allSatisfy(isSchemeChar)
@@ -41,8 +43,29 @@ struct HTTPTarget: Equatable {
         return HTTPTarget(host: host ?? defaultHost, path: String(path), query: query.map(String.init))
     }
 
+    private static func originForm(_ target: String, host: String) -> HTTPTarget {
+        let utf8 = target.utf8
+        var end = utf8.endIndex
+        var question: String.Index?
+        for i in utf8.indices {
+            let byte = utf8[i]
+            if byte == UInt8(ascii: "#") {
+                end = i
+                break
+            }
+            if byte == UInt8(ascii: "?"), question == nil { question = i }
+        }
+        guard let question, question < end else { return HTTPTarget(host: host, path: String(target[..<end]), query: nil) }
+        return HTTPTarget(
+            host: host, path: String(target[..<question]), query: String(target[utf8.index(after: question)..<end]))
+    }
+
     /// Lower-cases and drops an empty or default port (`Example.COM:80` → `example.com`, `[::1]:80` → `[::1]`).
     static func normalizedHost(_ raw: String, defaultPort: String) -> String {
+        // The common case, a lower-case name without a port, needs no work.
+        if !raw.utf8.contains(where: { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5a) || $0 >= 0x80 }) {
+            return raw
+        }
         let host = raw.lowercased()
         let portSeparator: String.Index?
         if host.hasPrefix("[") {

@@ -44,7 +44,12 @@ public final class TCPReassembler {
     /// Connections currently held in the table.
     public var openConnections: Int { table.count }
 
-    public func process(_ segment: TCPSegment, time: CaptureTime) {
+    /// Lets capture time advance without a packet (a shard of a parallel run sees only some packets): idle
+    /// connections and lingering closed ones expire as they would in a single reassembler.
+    public func advance(to time: CaptureTime) { sweepIfDue(now: time) }
+
+    /// `packetIndex` is the packet's position in the capture, kept as the connection's `firstPacket`.
+    public func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int = 0) {
         let key = FlowKey(segment.source, segment.destination)
         var connection: TCPConnection
         if let existing = table[key] {
@@ -54,10 +59,10 @@ public final class TCPReassembler {
                 existing.sawFIN || existing.sawRST || existing.streamsFinished
             {
                 end(existing, key: key, time: time, evicted: false)
-                connection = open(segment, key: key, time: time)
+                connection = open(segment, key: key, time: time, packetIndex: packetIndex)
             }
         } else {
-            connection = open(segment, key: key, time: time)
+            connection = open(segment, key: key, time: time, packetIndex: packetIndex)
         }
         let wasFinished = connection.streamsFinished
         connection.process(segment, time: time, limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
@@ -77,7 +82,7 @@ public final class TCPReassembler {
         closedQueueHead = 0
     }
 
-    private func open(_ segment: TCPSegment, key: FlowKey, time: CaptureTime) -> TCPConnection {
+    private func open(_ segment: TCPSegment, key: FlowKey, time: CaptureTime, packetIndex: Int) -> TCPConnection {
         let flags = segment.flags
         let sourceIsClient: Bool
         if flags.contains(.syn) {
@@ -92,7 +97,7 @@ public final class TCPReassembler {
             id: connectionCount,
             client: sourceIsClient ? segment.source : segment.destination,
             server: sourceIsClient ? segment.destination : segment.source,
-            start: time)
+            start: time, firstPacket: packetIndex)
         connectionCount += 1
         let connection = TCPConnection(info: info, handler: makeHandler(info))
         table[key] = connection

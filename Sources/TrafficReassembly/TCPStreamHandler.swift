@@ -8,12 +8,16 @@ public struct TCPConnectionInfo: Sendable {
     public var client: Endpoint
     public var server: Endpoint
     public var start: CaptureTime
+    /// Position of the connection's first packet in the capture; orders connections found by
+    /// parallel reassemblers into tshark's numbering.
+    public var firstPacket: Int
 
-    public init(id: Int, client: Endpoint, server: Endpoint, start: CaptureTime) {
+    public init(id: Int, client: Endpoint, server: Endpoint, start: CaptureTime, firstPacket: Int = 0) {
         self.id = id
         self.client = client
         self.server = server
         self.start = start
+        self.firstPacket = firstPacket
     }
 }
 

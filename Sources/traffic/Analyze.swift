@@ -43,6 +43,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Add connection overhead to wire_bytes: handshake, teardown, packets (comma-separated) or all.")
     var overhead: String?
 
+    @Option(help: "Worker threads; connections are spread over them by a hash of their endpoints (default: cores).")
+    var jobs: Int?
+
     @Flag(help: "Inflate every gzip body instead of reading its size from the gzip trailer (slower; same numbers).")
     var verifyDecoding = false
 
@@ -75,6 +78,7 @@ struct Analyze: ParsableCommand {
             throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256") }
     }
 
     func run() throws {
@@ -87,6 +91,7 @@ struct Analyze: ParsableCommand {
         options.pathGlob = path
         options.keepMessages = messages
         options.verifyDecoding = verifyDecoding
+        options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport

@@ -108,3 +108,17 @@ import Testing
         #expect(fast.stdout == full.stdout, "\(capture)")
     }
 }
+
+/// `--jobs`: sharding connections over threads changes nothing in the output.
+@Suite struct ParallelRunTests {
+    @Test(arguments: OverheadTests.everything)
+    func sameOutputOnAnyNumberOfWorkers(capture: String) throws {
+        let arguments = ["analyze", "--messages", "--format", "json", "--overhead", "all", capture]
+        let one = try Harness.run(arguments + ["--jobs", "1"])
+        for jobs in ["2", "3"] {
+            let many = try Harness.run(arguments + ["--jobs", jobs])
+            #expect(many.stdout == one.stdout, "\(capture) --jobs \(jobs)")
+            #expect(many.stderr == one.stderr)
+        }
+    }
+}

@@ -107,10 +107,10 @@ final class ReportBuilder {
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
-        var rows = groups.map { ReportGroup(keys: $0.key, totals: $0.value) }
-        rows.sort { a, b in
-            a.totals.totalBytes != b.totals.totalBytes ? a.totals.totalBytes > b.totals.totalBytes : a.keys.lexicographicallyPrecedes(b.keys)
-        }
+        // Sort small (total, keys) pairs, then build the rows: the totals are large structs to move around.
+        var order = groups.map { (total: $0.value.totalBytes, keys: $0.key) }
+        order.sort { a, b in a.total != b.total ? a.total > b.total : a.keys.lexicographicallyPrecedes(b.keys) }
+        let rows = order.map { ReportGroup(keys: $0.keys, totals: groups[$0.keys]!) }
         var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
         if options.keepMessages {
             kept = messages.sorted { a, b in

@@ -73,6 +73,7 @@ public struct AnalyzeReport {
         for group in report.groups {
             w.row(group.keys + Self.groupFields(group.totals).map { String($0.value) })
         }
+
         return w.output
     }
 

@@ -7,7 +7,8 @@ public struct CSVWriter {
     public mutating func row(_ fields: [String]) {
         for (i, field) in fields.enumerated() {
             if i > 0 { output += "," }
-            if field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            // Bytes, not Characters: the check runs for every cell of every row.
+            if field.utf8.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) {
                 output += "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             } else {
                 output += field

@@ -38,9 +38,11 @@ public struct TextTable {
     }
 
     private func naturalWidths() -> [Int] {
-        var widths = columns.map { $0.title.count }
-        for row in rows + footer {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        var widths = columns.map { Self.displayWidth($0.title) }
+        for rowSet in [rows, footer] {
+            for row in rowSet {
+                for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.displayWidth(cell)) }
+            }
         }
         return widths
     }
@@ -52,10 +54,16 @@ public struct TextTable {
         return widths.reduce(0, +) + 2 * (columns.count - 1)
     }
 
+    /// Display width of a cell: Unicode scalars, which is exact for the ASCII and "…"/"→" this table prints
+    /// and far cheaper than counting grapheme clusters for every cell.
+    static func displayWidth(_ text: String) -> Int { text.unicodeScalars.count }
+
     private func layout(width: Int) -> String {
-        var widths = columns.map { $0.title.count }
-        for row in rows + footer {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        var widths = columns.map { Self.displayWidth($0.title) }
+        for rowSet in [rows, footer] {
+            for row in rowSet {
+                for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.displayWidth(cell)) }
+            }
         }
         // Too wide: take a column at a time off the widest shrinkable column (paths are usually longest).
         var excess = widths.reduce(0, +) + 2 * (columns.count - 1) - width
@@ -70,8 +78,12 @@ public struct TextTable {
             var parts: [String] = []
             for (i, column) in columns.enumerated() {
                 var cell = i < cells.count ? cells[i] : ""
-                if cell.count > widths[i] { cell = Self.shortenMiddle(cell, to: widths[i]) }
-                let padding = String(repeating: " ", count: widths[i] - cell.count)
+                var cellWidth = Self.displayWidth(cell)
+                if cellWidth > widths[i] {
+                    cell = Self.shortenMiddle(cell, to: widths[i])
+                    cellWidth = Self.displayWidth(cell)
+                }
+                let padding = String(repeating: " ", count: max(0, widths[i] - cellWidth))
                 parts.append(column.alignment == .left ? cell + padding : padding + cell)
             }
             var text = parts.joined(separator: "  ")

@@ -138,6 +138,28 @@ import TrafficCapture
         }
     }
 
+    @Test func ipv6FragmentsReassemble() {
+        // RFC 8200 §4.5: the 25-byte TCP segment in two fragments (offset 0, M=1; offset 16, M=0), id 7.
+        func fragment(offset: Int, more: Bool, _ payload: ArraySlice<UInt8>) -> [UInt8] {
+            let field = UInt16(offset / 8) << 3 | (more ? 1 : 0)
+            let header: [UInt8] = [6, 0, UInt8(field >> 8), UInt8(field & 0xff), 0, 0, 0, 7]
+            return Self.ipv6(nextHeader: 44, payload: header + payload)
+        }
+        var decoder = PacketDecoder(linkType: .raw)
+        let first = fragment(offset: 0, more: true, Self.tcpHello[..<16])
+        let second = fragment(offset: 16, more: false, Self.tcpHello[16...])
+        let held = first.withUnsafeBytes { decoder.decode(CapturedPacket(time: .zero, bytes: $0, originalLength: first.count)) }
+        guard case .fragmentHeld = held else {
+            Issue.record("expected the first fragment to be held, got \(held)")
+            return
+        }
+        second.withUnsafeBytes {
+            let result = decoder.decode(CapturedPacket(time: .zero, bytes: $0, originalLength: second.count))
+            // Frames: (40 + 8 + 16) + (40 + 8 + 9) = 121.
+            expectHello(result, frameBytes: 121, sourceText: "[2001:db8::1]:40000")
+        }
+    }
+
     @Test func snaplenCutIsShortPayload() {
         // Captured 3 of the 5 payload bytes: the segment still claims 5.
         let frame = Self.ethernet + Self.ipv4TCP

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TrafficCapture
+
+/// Reading captures through libpcap: every committed format variant of http-basic holds the same
+/// 25 frames of 26820 bytes (tshark: `capinfos samples/http-basic.pcap`), whatever the container.
+@Suite struct CaptureFileTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("samples")
+
+    static func path(_ name: String) -> String { samples.appendingPathComponent(name).path }
+
+    func totals(_ name: String) throws -> (packets: Int, bytes: Int, first: CaptureTime?, damage: CaptureDamage?) {
+        let file = try CaptureFile(path: Self.path(name))
+        var packets = 0, bytes = 0
+        var first: CaptureTime?
+        let damage = file.readPackets { packet in
+            packets += 1
+            bytes += packet.originalLength
+            if first == nil { first = packet.time }
+        }
+        return (packets, bytes, first, damage)
+    }
+
+    @Test(arguments: ["http-basic.pcap", "http-basic.pcapng", "http-basic.pcap.gz", "http-basic-nsec.pcap",
+                      "http-basic-be.pcap"])
+    func sameFramesInEveryContainer(name: String) throws {
+        let (packets, _, first, damage) = try totals(name)
+        let reference = try totals("http-basic.pcap")
+        #expect(packets == 25)
+        #expect(damage == nil)
+        // The nanosecond capture was taken at the same moment by a second tcpdump: same second.
+        #expect(first.map { $0.nanoseconds / 1_000_000_000 } == reference.first.map { $0.nanoseconds / 1_000_000_000 })
+        if name != "http-basic-nsec.pcap" { #expect(first == reference.first, "\(name): microsecond stamps") }
+    }
+
+    @Test func nanosecondStampsKeepTheirDigits() throws {
+        let (_, _, first, _) = try totals("http-basic-nsec.pcap")
+        let stamp = try #require(first)
+        // A microsecond capture scaled up always ends in 000; a nanosecond one need not. Check the type is exact.
+        #expect(stamp.decimalString.count == String(stamp.nanoseconds / 1_000_000_000).count + 10)
+    }
+
+    @Test func linkTypesAreNamed() throws {
+        #expect(try CaptureFile(path: Self.path("http-basic.pcap")).linkType == .ethernet)
+        #expect(try CaptureFile(path: Self.path("http-basic-sll.pcap")).linkType == .linuxSLL)
+        #expect(try CaptureFile(path: Self.path("http-basic-sll2.pcap")).linkType == .linuxSLL2)
+        #expect(try CaptureFile(path: Self.path("http-basic-null.pcap")).linkType == .null)
+        #expect(LinkType.ethernet.description == "EN10MB (1)")
+    }
+
+    @Test func truncatedFileReportsTheOffsetOfTheDamage() throws {
+        let (packets, _, _, damage) = try totals("http-segments-truncated.pcap")
+        let found = try #require(damage)
+        #expect(packets > 0)
+        // Everything before the damage was read: the offset is past the 24-byte header, inside the file.
+        let size = try FileManager.default.attributesOfItem(atPath: Self.path("http-segments-truncated.pcap"))[.size] as! Int
+        #expect(found.offset > 24 && found.offset < Int64(size))
+        #expect(found.description.contains("byte offset \(found.offset)"))
+    }
+
+    @Test func notACaptureIsAClearError() throws {
+        let readme = Self.samples.appendingPathComponent("README.md").path
+        #expect(throws: CaptureError.self) { try CaptureFile(path: readme) }
+        do {
+            _ = try CaptureFile(path: readme)
+        } catch {
+            #expect(error.description.hasPrefix("\(readme): not a pcap or pcapng capture"))
+        }
+        do {
+            _ = try CaptureFile(path: "/nonexistent/file.pcap")
+        } catch {
+            #expect(error == .cannotOpen(path: "/nonexistent/file.pcap", reason: "No such file or directory"))
+        }
+    }
+
+    @Test func bpfFilterIsAppliedAndBadOnesAreErrors() throws {
+        let file = try CaptureFile(path: Self.path("http-basic.pcap"))
+        try file.setFilter("tcp src port 80")
+        var packets = 0
+        _ = file.readPackets { _ in packets += 1 }
+        #expect(packets == 11)  // the server's frames (connections.tshark.csv: server_to_client_packets)
+        #expect(throws: CaptureError.self) { try file.setFilter("tcp port") }
+    }
+}

@@ -11,15 +11,14 @@ public final class ConnectionTLSInfo {
 
     /// A handler factory that sniffs each connection and parses TLS ones.
     public func makeHandler() -> TrafficReassemblyHandlerFactory {
-        { [unowned self] info in
-            ProtocolSniffer(
-                makeHTTP: { NullStreamHandler() },
-                makeTLS: {
-                    TLSConnectionParser(info: info) { [unowned self] summary in
-                        if summary.isTLS { byConnection[info.id] = summary }
-                    }
-                })
-        }
+        let stages = ProtocolSniffer.Stages(
+            http: { _ in NullStreamHandler() },
+            tls: { [unowned self] info in
+                TLSConnectionParser(info: info) { [unowned self] summary in
+                    if summary.isTLS { byConnection[info.id] = summary }
+                }
+            })
+        return { info in ProtocolSniffer(info: info, stages: stages) }
     }
 }
 

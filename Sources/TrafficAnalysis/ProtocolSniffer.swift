@@ -15,35 +15,46 @@ final class ProtocolSniffer: TCPStreamHandler {
         case packet(TCPPacketEvent)
     }
 
-    private let makeHTTP: () -> any TCPStreamHandler
-    private let makeTLS: () -> any TCPStreamHandler
+    /// Makes the stage that reads a connection; one per run, shared by every sniffer.
+    final class Stages {
+        let makeHTTP: (TCPConnectionInfo) -> any TCPStreamHandler
+        let makeTLS: (TCPConnectionInfo) -> any TCPStreamHandler
+        init(http: @escaping (TCPConnectionInfo) -> any TCPStreamHandler,
+             tls: @escaping (TCPConnectionInfo) -> any TCPStreamHandler) {
+            makeHTTP = http
+            makeTLS = tls
+        }
+    }
+
+    // Kept small: a SYN flood creates one sniffer per half-open connection, most of which never see a byte.
+    private let info: TCPConnectionInfo
+    private let stages: Stages
     private var chosen: (any TCPStreamHandler)?
     private var held: [Held] = []
-    private var heldBytes = [0, 0]
-    private var prefix: [[UInt8]] = [[], []]
+    private var prefix: ([UInt8], [UInt8]) = ([], [])
 
-    init(makeHTTP: @escaping () -> any TCPStreamHandler, makeTLS: @escaping () -> any TCPStreamHandler) {
-        self.makeHTTP = makeHTTP
-        self.makeTLS = makeTLS
+    init(info: TCPConnectionInfo, stages: Stages) {
+        self.info = info
+        self.stages = stages
     }
+
+    private func prefix(_ direction: Direction) -> [UInt8] { direction == .clientToServer ? prefix.0 : prefix.1 }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
         if let chosen {
             chosen.receive(bytes, direction: direction, segment: segment)
             return
         }
-        let d = direction.rawValue
-        if prefix[d].isEmpty, bytes.count >= 6 {
+        if prefix(direction).isEmpty, bytes.count >= 6 {
             decide(tls: TLSConnectionParser.looksLikeTLS(bytes))
             chosen!.receive(bytes, direction: direction, segment: segment)
             return
         }
-        prefix[d] += bytes.prefix(6 - min(6, prefix[d].count))
+        let room = 6 - min(6, prefix(direction).count)
+        if direction == .clientToServer { prefix.0 += bytes.prefix(room) } else { prefix.1 += bytes.prefix(room) }
         held.append(.bytes(Array(bytes), direction, segment))
-        heldBytes[d] += bytes.count
-        if prefix[d].count >= 6 {
-            decide(tls: prefix[d].withUnsafeBytes { TLSConnectionParser.looksLikeTLS($0) })
-        }
+        let known = prefix(direction)
+        if known.count >= 6 { decide(tls: known.withUnsafeBytes { TLSConnectionParser.looksLikeTLS($0) }) }
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
@@ -63,7 +74,9 @@ final class ProtocolSniffer: TCPStreamHandler {
 
     func finish(time: CaptureTime) {
         if chosen == nil {
-            let tls = prefix.contains { !$0.isEmpty && $0.withUnsafeBytes { TLSConnectionParser.looksLikeTLS($0) } }
+            let tls = [prefix.0, prefix.1].contains {
+                !$0.isEmpty && $0.withUnsafeBytes { TLSConnectionParser.looksLikeTLS($0) }
+            }
             decide(tls: tls)
         }
         chosen!.finish(time: time)
@@ -76,7 +89,7 @@ final class ProtocolSniffer: TCPStreamHandler {
 
     private func decide(tls: Bool) {
         guard chosen == nil else { return }
-        let handler = tls ? makeTLS() : makeHTTP()
+        let handler = tls ? stages.makeTLS(info) : stages.makeHTTP(info)
         chosen = handler
         for item in held {
             switch item {
@@ -87,5 +100,6 @@ final class ProtocolSniffer: TCPStreamHandler {
             }
         }
         held = []
+        prefix = ([], [])
     }
 }

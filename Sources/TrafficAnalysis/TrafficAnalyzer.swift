@@ -60,15 +60,14 @@ public enum TrafficAnalyzer {
         -> TCPReassembler.HandlerFactory
     {
         let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
-        return { info in
-            ProtocolSniffer(
-                makeHTTP: {
-                    HTTPConnectionTap(
-                        info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
-                        limits: limits)
-                },
-                makeTLS: { TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead) })
-        }
+        let stages = ProtocolSniffer.Stages(
+            http: { info in
+                HTTPConnectionTap(
+                    info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
+                    limits: limits)
+            },
+            tls: { info in TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead) })
+        return { info in ProtocolSniffer(info: info, stages: stages) }
     }
 
     /// One capture on `jobs` worker threads; their groups, summaries and records are merged into `builder`.

@@ -18,7 +18,8 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private let overhead: OverheadOptions
     private var held: [HTTPMessageRecord] = []
     private var switched = false
-    private var ledger = OverheadLedger()
+    /// Only with `--overhead`: spans of the connection's messages for attributing ACKs and retransmissions.
+    private var ledger: OverheadLedger?
     private var counts: [HTTPByteCounts] = []
     private var leftoverHeaders = [0, 0]
     /// Only groups by method or status and record listings show what the joiner fills in.
@@ -30,8 +31,9 @@ final class HTTPConnectionTap: TCPStreamHandler {
         self.capture = capture
         self.overhead = overhead
         joins = builder.needsJoinedExchanges
+        if !overhead.isEmpty { ledger = OverheadLedger() }
         parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned self] record in
-            if !overhead.isEmpty { ledger.emitted(record) }
+            ledger?.emitted(record)
             guard joins else {
                 take(CollectionOfOne(record))
                 return
@@ -62,7 +64,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
     }
 
     func packet(_ event: TCPPacketEvent) {
-        if overhead.contains(.packets) { ledger.note(event) }
+        if overhead.contains(.packets) { ledger?.note(event) }
     }
 
     func finish(time: CaptureTime) {
@@ -136,8 +138,8 @@ final class HTTPConnectionTap: TCPStreamHandler {
                     held[target].packetOverheadBytes += leftoverHeaders[direction.rawValue]
                 }
             }
-            ledger.settle()
-            for (entry, charge) in ledger.charges {
+            ledger?.settle()
+            for (entry, charge) in ledger?.charges ?? [:] {
                 guard let target = slot(entry.index, entry.direction) else {
                     lost += charge.ack + charge.retransmitted
                     continue
@@ -145,7 +147,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
                 held[target].packetOverheadBytes += charge.ack
                 held[target].retransmittedBytes += charge.retransmitted
             }
-            lost += ledger.unsettledBytes
+            lost += ledger?.unsettledBytes ?? 0
         }
         for direction in Direction.allCases {
             let stats = summary[direction]

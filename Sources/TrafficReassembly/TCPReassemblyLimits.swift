@@ -13,7 +13,9 @@ public struct TCPReassemblyLimits: Sendable {
     /// a longer one keeps tshark's stream numbering on captures with long idle keep-alive connections.
     public var idleTimeout = CaptureTime(nanoseconds: 600_000_000_000)
     /// A closed connection lingers this long so that late ACKs and retransmitted FINs still count to it.
-    public var closedLinger = CaptureTime(nanoseconds: 30_000_000_000)
+    /// Long enough for any retransmission timer in practice, short enough that a busy capture's closed
+    /// connections do not pile up (memory follows open connections plus ten seconds of closed ones).
+    public var closedLinger = CaptureTime(nanoseconds: 10_000_000_000)
 
     public init() {}
 }

@@ -147,11 +147,13 @@ def files():
     write("empty.pcap", b"")
     write("random-bytes.pcap", random.Random(8).randbytes(4096))
     write("header-only.pcap", pcap_header())
-    # Record 5 claims 1514 captured bytes in a file whose snaplen is 128: libpcap reads it but cuts it.
-    good = good_connection().records
-    big = record(frame(CLIENT, SERVER, 40001, 80, 1, 0, PSH | ACK, b"x" * 1460), T0 + 1)
-    write("caplen-over-snaplen.pcap", capture(good + [big], snaplen=128))
+    # A record of 4054 captured bytes in a file whose snaplen is 2000: libpcap reads the first 2000, skips
+    # the rest, and must find the next record (a second good connection) right after it.
+    big = record(frame(CLIENT, SERVER, 40001, 80, 1, 0, PSH | ACK, b"x" * 4000), T0 + 1)
+    after = good_connection(sport=40002, time=T0 + 2).records
+    write("caplen-over-snaplen.pcap", capture(good_connection().records + [big] + after, snaplen=2000))
     # The last record's header claims 1500 bytes; the file ends 10 bytes into them.
+    good = good_connection().records
     write("record-past-eof.pcap", capture(good) + struct.pack("<IIII", T0 + 2, 0, 1500, 1500) + b"\0" * 10)
     # A record length no capture can have (above libpcap's 256 KiB maximum): reading must stop there.
     write("record-huge-caplen.pcap", capture(good) + struct.pack("<IIII", T0 + 2, 0, 0x7FFFFFF0, 0x7FFFFFF0) + b"\0" * 64)

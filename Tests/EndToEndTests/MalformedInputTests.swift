@@ -139,32 +139,42 @@ struct MalformedInputTests {
         #expect(Self.records(records, path: "/first", kind: "response").first?["body_bytes"] as? Int == 15)
     }
 
+    /// Runs make-malformed.py with `option` into a fresh temporary folder; returns the capture's path.
+    static func generate(_ option: String, count: Int, name: String) throws -> (path: String, folder: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("traffic-\(name)-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent(name).path
+        let generator = Process()
+        generator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        generator.arguments = ["python3", Harness.samples.appendingPathComponent("malformed/make-malformed.py").path,
+                               option, path, String(count)]
+        try generator.run()
+        generator.waitUntilExit()
+        try #require(generator.terminationStatus == 0)
+        return (path, folder)
+    }
+
+    /// The largest RSS of any child process waited for so far, in MiB: an upper bound on the last run's
+    /// (the other children, the generator and runs on small samples, are far smaller).
+    static func peakChildMiB() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+
     /// 1 M connections (TRAFFIC_SYN_FLOOD_COUNT to change; the sanitizer run uses fewer) through a
     /// reassembler capped at 100 000: memory must follow the cap, not the capture.
     @Test func synFloodStaysWithinTheMemoryCaps() throws {
         let count = ProcessInfo.processInfo.environment["TRAFFIC_SYN_FLOOD_COUNT"].flatMap(Int.init) ?? 1_000_000
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("traffic-syn-flood-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = directory.appendingPathComponent("syn-flood.pcap.gz").path
-        let generator = Process()
-        generator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        generator.arguments = ["python3", Harness.samples.appendingPathComponent("malformed/make-malformed.py").path,
-                               "--syn-flood", capture, String(count)]
-        try generator.run()
-        generator.waitUntilExit()
-        try #require(generator.terminationStatus == 0)
-
+        let (capture, folder) = try Self.generate("--syn-flood", count: count, name: "syn-flood.pcap.gz")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let start = Date()
         let result = try Self.analyze(capture, ["--format", "json"])
         let seconds = Date().timeIntervalSince(start)
-        // The largest RSS of any child waited for so far: an upper bound on this run's (the other
-        // children, the generator and runs on small samples, are far smaller).
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        let peakMiB = Double(usage.ru_maxrss) / 1024
+        let peakMiB = Self.peakChildMiB()
         print("syn flood: \(count) SYNs, peak RSS \(String(format: "%.1f", peakMiB)) MiB, \(String(format: "%.1f", seconds)) s")
         #expect(result.status == 0, "\(result.stderr)")
+        // Regression: each table entry made its HTTP parser up front, 420 MiB for the 100 000 entries.
         #expect(peakMiB < 200, "peak RSS \(peakMiB) MiB")
         let summary = try Harness.json(result.stdout)["summary"] as? [String: Any]
         #expect(summary?["connections"] as? Int == count)
@@ -172,6 +182,23 @@ struct MalformedInputTests {
             let anomalies = summary?["anomalies"] as? [String: Int]
             #expect((anomalies?["connection_evicted"] ?? 0) > 0)
         }
+    }
+
+    /// Regression: 1-byte out-of-order segments were each held as a piece counted as 1 byte, so millions
+    /// could pile up and every segment scanned all of them: 200 000 took minutes (quadratic).
+    @Test func tinyOutOfOrderSegmentsAreBounded() throws {
+        let (capture, folder) = try Self.generate("--tiny-segments", count: 200_000, name: "tiny-segments.pcap")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date()
+        let result = try Self.analyze(capture, ["--format", "json"])
+        let seconds = Date().timeIntervalSince(start)
+        print("tiny segments: 200000 held segments, \(String(format: "%.1f", seconds)) s")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(seconds < 60)
+        #expect(Self.peakChildMiB() < 200)
+        let summary = try Harness.json(result.stdout)["summary"] as? [String: Any]
+        let anomalies = summary?["anomalies"] as? [String: Int]
+        #expect((anomalies?["reassembly_buffer_overflow"] ?? 0) > 0)
     }
 
     // MARK: HTTP framing

@@ -7,6 +7,8 @@ damage it names. Deterministic: re-running it rewrites identical files.
     python3 samples/malformed/make-malformed.py            # all committed cases, into this folder
     python3 samples/malformed/make-malformed.py --syn-flood OUT.pcap.gz [COUNT]
                                                            # the 1 M-SYN flood, made by the tests at run time
+    python3 samples/malformed/make-malformed.py --tiny-segments OUT.pcap [COUNT]
+                                                           # 200 k held 1-byte segments, also made at run time
 """
 import gzip
 import os
@@ -217,6 +219,18 @@ def syn_flood(path, count=1_000_000):
             out.write(f)
 
 
+def tiny_segments(path, count=200_000):
+    """One connection whose client sends `count` 1-byte segments, each beyond a 1-byte hole, none ever filled:
+    every one must be held out of order until the reassembler's caps give holes up."""
+    c = Connection().handshake()
+    base = c.cseq
+    with open(path, "wb") as out:
+        out.write(pcap_header() + b"".join(c.records))
+        for n in range(count):
+            f = frame(CLIENT, SERVER, c.sport, c.dport, base + 2 * n + 1, c.sseq, PSH | ACK, b"x")
+            out.write(record(f, c.time + n * 1e-5))
+
+
 # MARK: HTTP framing
 
 def framing():
@@ -268,6 +282,9 @@ def decoding():
 def main(argv):
     if len(argv) >= 3 and argv[1] == "--syn-flood":
         syn_flood(argv[2], int(argv[3]) if len(argv) > 3 else 1_000_000)
+        return 0
+    if len(argv) >= 3 and argv[1] == "--tiny-segments":
+        tiny_segments(argv[2], int(argv[3]) if len(argv) > 3 else 200_000)
         return 0
     files()
     headers()

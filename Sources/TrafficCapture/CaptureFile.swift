@@ -66,14 +66,17 @@ public final class CaptureFile {
             if let gzipError = input.reader.lastError { throw .notACapture(path: path, reason: gzipError) }
             throw .notACapture(path: path, reason: reason.isEmpty ? "unknown format" : reason)
         }
-        self.handle = handle
-        self.input = input
-        self.stream = stream
-        self.linkType = LinkType(rawValue: pcap_datalink(handle))
+        // Checked before `self` is fully initialised: a throw after that runs `deinit`, which would close
+        // the handle a second time (a double free on an unsupported link type).
+        let linkType = LinkType(rawValue: pcap_datalink(handle))
         guard Self.supportedLinkTypes.contains(linkType) else {
             pcap_close(handle)
             throw .unsupportedLinkType(path: path, linkType: linkType.description)
         }
+        self.handle = handle
+        self.input = input
+        self.stream = stream
+        self.linkType = linkType
     }
 
     deinit { pcap_close(handle) }

@@ -228,10 +228,10 @@ final class TCPConnection {
                     overheadCarried = true
                     let from = Int(piece.lowerBound - offset), to = Int(piece.upperBound - offset)
                     held.bytes = Array(UnsafeRawBufferPointer(rebasing: segment.payload[from..<to]))
-                    bufferedTotal += held.bytes.count
                 } else {
                     held.gapLength = Int(piece.count)
                 }
+                bufferedTotal += held.cost
                 self[direction].insert(held)
             }
         }
@@ -279,9 +279,9 @@ final class TCPConnection {
                 skip(to: piece.end, direction: direction, time: piece.context.time)
             } else {
                 piece.bytes.withUnsafeBytes { deliver($0, direction: direction, context: piece.context) }
-                self[direction].pendingBytes -= piece.bytes.count
-                bufferedTotal -= piece.bytes.count
             }
+            self[direction].pendingBytes -= piece.cost
+            bufferedTotal -= piece.cost
             delivered += 1
         }
         if delivered > 0 { self[direction].pending.removeFirst(delivered) }

@@ -3,6 +3,7 @@ import TrafficCapture
 /// Memory and time bounds of the reassembler: memory follows open connections, never capture size.
 public struct TCPReassemblyLimits: Sendable {
     /// Out-of-order bytes buffered for one connection; beyond it the oldest hole becomes a gap.
+    /// Each held segment counts at least 1 KiB (`TCPStreamState.Piece.cost`), which also bounds their number.
     public var maxBufferedBytesPerConnection = 4 << 20
     /// Out-of-order bytes buffered across all connections.
     public var maxBufferedBytesTotal = 32 << 20

@@ -14,6 +14,10 @@ struct TCPStreamState {
         var context: TCPSegmentContext
         var length: Int { bytes.isEmpty ? gapLength : bytes.count }
         var end: Int64 { offset + Int64(length) }
+        /// What the piece counts against the buffer caps: its bytes, but at least 1 KiB. Every held piece
+        /// costs a header and a step of each scan, so a capture of 1-byte (or snaplen-emptied) out-of-order
+        /// segments must not pile up millions of them (quadratic time, gigabytes); real segments are larger.
+        var cost: Int { max(bytes.count, 1024) }
     }
 
     var started = false
@@ -24,6 +28,7 @@ struct TCPStreamState {
     /// Stream offset that the FIN occupies.
     var finOffset: Int64?
     var pending: [Piece] = []
+    /// The `cost` of the pieces in `pending`.
     var pendingBytes = 0
     var stats = TCPDirectionStats()
 
@@ -43,7 +48,14 @@ struct TCPStreamState {
     func uncovered(_ range: Range<Int64>) -> [Range<Int64>] {
         var result: [Range<Int64>] = []
         var cursor = max(range.lowerBound, nextOffset)
-        for piece in pending {
+        // Pieces are sorted and disjoint, so their ends are sorted too: skip those ending before `cursor`
+        // by bisection. A segment beyond thousands of held pieces then costs no scan of all of them.
+        var low = 0, high = pending.count
+        while low < high {
+            let mid = (low + high) / 2
+            if pending[mid].end <= cursor { low = mid + 1 } else { high = mid }
+        }
+        for piece in pending[low...] {
             if cursor >= range.upperBound { break }
             if piece.end <= cursor { continue }
             if piece.offset >= range.upperBound { break }
@@ -61,6 +73,6 @@ struct TCPStreamState {
             if pending[mid].offset < piece.offset { low = mid + 1 } else { high = mid }
         }
         pending.insert(piece, at: low)
-        pendingBytes += piece.bytes.count
+        pendingBytes += piece.cost
     }
 }

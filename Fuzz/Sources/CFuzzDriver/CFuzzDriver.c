@@ -1,0 +1,2 @@
+// Only a header: LLVMFuzzerRunDriver comes from libFuzzer (linked by -sanitize=fuzzer).
+#include "CFuzzDriver.h"

@@ -80,12 +80,16 @@ public enum TrafficAnalyzer {
         // into the capture's order (tshark's tcp.stream) when every shard is done.
         let firstPackets = (0..<jobs).map { _ in FirstPackets() }
         let keepNumbers = options.keepMessages
+        // The memory caps hold for the run, not for each shard.
+        var limits = analysisOptions.reassemblyLimits
+        limits.maxConnections = max(1, limits.maxConnections / jobs)
+        limits.maxBufferedBytesTotal = max(1, limits.maxBufferedBytesTotal / jobs)
         let sink = ShardedSegmentSink(shards: jobs) { shard in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
             shards.append(shardBuilder)
             let table = firstPackets[shard]
             return TCPReassembler(
-                limits: analysisOptions.reassemblyLimits,
+                limits: limits,
                 makeHandler: handlerFactory(
                     capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options),
                 connectionEnded: { ended in

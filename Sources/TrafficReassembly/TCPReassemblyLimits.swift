@@ -9,7 +9,7 @@ public struct TCPReassemblyLimits: Sendable {
     public var maxBufferedBytesTotal = 32 << 20
     /// Connections tracked at once; beyond it closed, then least recently active, connections are flushed.
     /// A SYN scan of millions of ports therefore costs at most this many table entries.
-    public var maxConnections = 100_000
+    public var maxConnections = 50_000
     /// An open connection silent this long (capture time) is flushed. Zeek's tcp_inactivity_timeout is 5 minutes;
     /// a longer one keeps tshark's stream numbering on captures with long idle keep-alive connections.
     public var idleTimeout = CaptureTime(nanoseconds: 600_000_000_000)

@@ -5,7 +5,8 @@ struct HTTPTarget: Equatable {
     var query: String?
 
     /// - An absolute-form target (`http://h:8080/p?q`) wins over `Host` (RFC 9112 §3.2.2).
-    /// - CONNECT's authority-form target is both host and path (tshark's `http.request.uri` shows it so).
+    /// - CONNECT's authority-form target is both host and path (tshark's `http.request.uri` shows it so);
+    ///   an origin-form CONNECT target (`/`) is resolved like any other request's.
     /// - `OPTIONS *` has path `*`.
     /// - Without either, the host is `defaultHost` (the server address).
     /// Hosts are lower-cased and lose the scheme's default port (80, or 443 for https).
@@ -13,7 +14,10 @@ struct HTTPTarget: Equatable {
         var host: String? = nil
         if let h = hostField, !h.isEmpty { host = normalizedHost(h, defaultPort: "80") }
         guard let target else { return HTTPTarget(host: host ?? defaultHost, path: "/", query: nil) }
-        if method == "CONNECT" {
+        // Only an authority-form target (`host:port`, RFC 9112 §3.2.3) names CONNECT's host; an origin-form
+        // one (`CONNECT / HTTP/1.1`, invalid, in Zeek's methods.pcap) falls through to `Host` like any
+        // other request instead of making `/` the host.
+        if method == "CONNECT", target.utf8.first != UInt8(ascii: "/") {
             return HTTPTarget(host: normalizedHost(target, defaultPort: "80"), path: target, query: nil)
         }
         // Origin form (`/path?query`), by far the commonest: split on bytes, no string searching.

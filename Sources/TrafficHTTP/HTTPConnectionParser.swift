@@ -56,6 +56,8 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     private var currentRequest: HTTPExchange?
     private var nextIndex = 1
     private var pairingLost = false
+    /// A server-side gap may have swallowed whole responses (flag `pairing_uncertain` on later responses).
+    private var responsePairingUncertain = false
     private var finished = false
 
     /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
@@ -138,6 +140,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         if let record = outcome.record { ended(record, needsIdentity: outcome.needsIdentity, direction) }
         // Whole requests may be inside the gap: responses can no longer be matched past this point.
         if direction == .clientToServer, outcome.lostBoundary, !pairingLost { pending.append(.lostRequests) }
+        // Whole responses may be inside the gap: pairing goes on in order (most gaps are inside one body),
+        // but every later response says its request may be the wrong one.
+        if direction == .serverToClient, outcome.lostBoundary { responsePairingUncertain = true }
     }
 
     public func finish(time: CaptureTime) {
@@ -258,6 +263,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             responses.record.path = exchange.path
             responses.record.query = exchange.query
             responses.record.paired = true
+            if responsePairingUncertain { responses.record.flag("pairing_uncertain") }
             releaseHeldRequest(exchange)
             return exchange
         }

@@ -47,3 +47,4 @@ clean:
 	rm -rf .build
 
 include Makefile.bench.mk
+include Makefile.robust.mk

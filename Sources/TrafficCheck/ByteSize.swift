@@ -1,3 +1,4 @@
+import TrafficOutput
 /// Parses byte sizes as written on command lines and in budgets: `2048`, `512B`, `2KiB`, `1.5 MB`.
 public enum ByteSize {
     /// Decimal (KB = 1000) and binary (KiB = 1024) units, case-insensitive.
@@ -32,18 +33,6 @@ public enum ByteSize {
     /// `2048 B` below 1 KiB, else the exact bytes and the binary size: `3072 B (3.0 KiB)`.
     public static func describe(_ amount: Amount) -> String {
         amount.milli.magnitude < 1_024_000
-            ? "\(amount.short) B" : "\(amount.short) B (\(humanSize(amount.milli / 1000)))"
-    }
-
-    static func humanSize(_ value: Int) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var amount = Double(value)
-        var unit = 0
-        while abs(amount) >= 1024, unit < units.count - 1 {
-            amount /= 1024
-            unit += 1
-        }
-        let tenths = Int((amount * 10).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10)) \(units[unit])"
+            ? "\(amount.short) B" : "\(amount.short) B (\(humanBytes(amount.milli / 1000)))"
     }
 }

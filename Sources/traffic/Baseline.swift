@@ -73,17 +73,3 @@ struct GroupingOptions: ParsableArguments {
         return settings
     }
 }
-
-/// Writes `text` to `path`, or to stdout without one; exits 3 when the file cannot be written.
-func writeText(_ text: String, to path: String?) throws {
-    guard let path else {
-        print(text, terminator: "")
-        return
-    }
-    guard let file = fopen(path, "w") else {
-        printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")
-        throw ExitCode(inputErrorCode)
-    }
-    fputs(text, file)
-    fclose(file)
-}

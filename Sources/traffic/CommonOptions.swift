@@ -62,18 +62,21 @@ struct OutputOptions: ParsableArguments {
         return 80
     }
 
-    func write(_ text: String) throws {
-        guard let output else {
-            print(text, terminator: "")
-            return
-        }
-        guard let file = fopen(output, "w") else {
-            printError("traffic: \(output): cannot write: \(String(cString: strerror(errno)))")
-            throw ExitCode(inputErrorCode)
-        }
-        fputs(text, file)
-        fclose(file)
+    func write(_ text: String) throws { try writeText(text, to: output) }
+}
+
+/// Writes `text` to `path`, or to stdout without one; exits 3 when the file cannot be written.
+func writeText(_ text: String, to path: String?) throws {
+    guard let path else {
+        print(text, terminator: "")
+        return
     }
+    guard let file = fopen(path, "w") else {
+        printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")
+        throw ExitCode(inputErrorCode)
+    }
+    fputs(text, file)
+    fclose(file)
 }
 
 /// Writes one line to stderr (unbuffered, so it interleaves correctly with progress output).

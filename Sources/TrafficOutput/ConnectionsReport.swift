@@ -109,8 +109,8 @@ public struct ConnectionsReport {
         var table = TextTable(columns: [
             .init("#"), .init("client", .left), .init("server", .left),
             .init("pkts →"), .init("bytes →"), .init("pkts ←"), .init("bytes ←"),
-            .init("setup+close", dropOrder: 2), .init("missing", dropOrder: 3), .init("duration", dropOrder: 4),
-            .init("tls", .left, shrinkable: true, dropOrder: 1),
+            .init("setup+close", dropOrder: 3), .init("missing", dropOrder: 4), .init("duration", dropOrder: 2),
+            .init("tls", .left, shrinkable: true, dropOrder: 5),
         ])
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {

@@ -47,9 +47,10 @@ public struct TextTable {
         return widths
     }
 
+    /// The width with shrinkable columns cut to a readable 24: optional columns go before paths get shorter.
     private func minimumWidth() -> Int {
         let widths = zip(columns, naturalWidths()).map { column, natural in
-            column.shrinkable ? min(natural, max(8, column.title.count)) : natural
+            column.shrinkable ? min(natural, max(24, column.title.count)) : natural
         }
         return widths.reduce(0, +) + 2 * (columns.count - 1)
     }

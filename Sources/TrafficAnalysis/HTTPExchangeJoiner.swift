@@ -4,32 +4,65 @@ import TrafficHTTP
 /// its request's method, a request gets its final response's status, so that grouping by method
 /// or status keeps an exchange's request and response bytes together.
 ///
-/// The HTTP stage may emit a request after its response (it waits until pairing is known); records
-/// are held per exchange index until both are in, so memory follows the pipelining depth.
+/// A request waits for its final response; responses wait only while their request is unknown (the
+/// HTTP stage may emit a request after its response, when the server answered before the request
+/// ended). Interim responses of a known request pass straight through, so a flood of `100 Continue`
+/// costs nothing, and at most `maxHeldResponses` wait per exchange.
 struct HTTPExchangeJoiner {
-    private var held: [Int: (request: HTTPMessageRecord?, responses: [HTTPMessageRecord])] = [:]
+    private struct Entry {
+        var request: HTTPMessageRecord?
+        var responses: [HTTPMessageRecord] = []
+    }
+
+    static let maxHeldResponses = 64
+    private var held: [Int: Entry] = [:]
 
     mutating func add(_ record: HTTPMessageRecord, release: (HTTPMessageRecord) -> Void) {
         guard record.paired else {
             release(record)
             return
         }
-        var entry = held[record.index] ?? (nil, [])
+        let index = record.index
         if record.kind == .request {
-            entry.request = record
-        } else {
-            entry.responses.append(record)
-        }
-        guard var request = entry.request, let final = entry.responses.last(where: { !Self.isInterim($0) }) else {
-            held[record.index] = entry
+            var entry = held.removeValue(forKey: index) ?? Entry()
+            var request = record
+            if let final = entry.responses.last(where: { !Self.isInterim($0) }) {
+                if request.status == nil { request.status = final.status }
+                release(request)
+                for var response in entry.responses {
+                    if response.method == nil { response.method = request.method }
+                    release(response)
+                }
+                return
+            }
+            for var response in entry.responses {
+                if response.method == nil { response.method = request.method }
+                release(response)
+            }
+            entry.responses = []
+            entry.request = request
+            held[index] = entry
             return
         }
-        held[record.index] = nil
-        if request.status == nil { request.status = final.status }
-        release(request)
-        for var response in entry.responses {
+        var response = record
+        if let request = held[index]?.request {
             if response.method == nil { response.method = request.method }
+            if Self.isInterim(response) {
+                release(response)
+                return
+            }
+            var finished = request
+            if finished.status == nil { finished.status = response.status }
+            held[index] = nil
+            release(finished)
             release(response)
+            return
+        }
+        // The request is not known yet: wait for it, within bounds.
+        if held[index, default: Entry()].responses.count >= Self.maxHeldResponses {
+            release(response)
+        } else {
+            held[index, default: Entry()].responses.append(response)
         }
     }
 

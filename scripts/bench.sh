@@ -5,7 +5,8 @@
 # .build/bench/), then measures wall time and peak RSS (GNU time's %e and %M) of:
 #   a  the bare libpcap read loop (the floor)
 #   b  traffic analyze FILE                      (stand-in: traffic connections FILE, until analyze exists)
-#   b2 the same with --jobs 2                    (when the binary has --jobs)
+#   b1 the same with --jobs 1 (single-threaded); b2 with --jobs 2 (when the binary has --jobs)
+#   n1, n2 with --normalize-paths, --jobs 1 and 2: ids in paths collapse, so groups stay few
 #   c  traffic analyze --overhead all FILE       (n/a when the option does not exist)
 #   d  traffic analyze --messages --format csv FILE
 #   e  tshark -q -z http,tree -r FILE            (when tshark is installed and BENCH_TSHARK is not 0)
@@ -96,7 +97,14 @@ has_option() { "$TRAFFIC" analyze --help 2>/dev/null | grep -q -- "$1"; }
 if [ $HAS_ANALYZE = 1 ]; then
     B_LABEL="traffic analyze"
     measure b "$TRAFFIC" analyze "$FILE"
-    if has_option --jobs; then measure b2 "$TRAFFIC" analyze --jobs 2 "$FILE"; else na b2; fi
+    if has_option --jobs; then
+        measure b1 "$TRAFFIC" analyze --jobs 1 "$FILE"
+        measure b2 "$TRAFFIC" analyze --jobs 2 "$FILE"
+        measure n1 "$TRAFFIC" analyze --jobs 1 --normalize-paths "$FILE"
+        measure n2 "$TRAFFIC" analyze --jobs 2 --normalize-paths "$FILE"
+    else
+        na b2
+    fi
     if has_option --overhead; then measure c "$TRAFFIC" analyze --overhead all "$FILE"; else na c; fi
     if has_option --messages; then measure d "$TRAFFIC" analyze --messages --format csv "$FILE"; else na d; fi
 else
@@ -122,7 +130,10 @@ describe() {
     case $1 in
     a) echo "libpcap read loop (floor)" ;;
     b) echo "$B_LABEL" ;;
+    b1) echo "$B_LABEL --jobs 1" ;;
     b2) echo "$B_LABEL --jobs 2" ;;
+    n1) echo "$B_LABEL --jobs 1 --normalize-paths" ;;
+    n2) echo "$B_LABEL --jobs 2 --normalize-paths" ;;
     c) echo "traffic analyze --overhead all" ;;
     d) echo "traffic analyze --messages --format csv" ;;
     e) echo "tshark -q -z http,tree" ;;
@@ -179,6 +190,7 @@ if [ "${BENCH_SCALING:-0}" = 1 ]; then
         file=$(capture_for "$size")
         if [ $HAS_ANALYZE = 1 ]; then
             measure "$size" "$TRAFFIC" analyze "$file"
+            measure "$size-normalized" "$TRAFFIC" analyze --normalize-paths "$file"
         else
             measure "$size" "$TRAFFIC" connections "$file"
         fi
@@ -187,6 +199,6 @@ if [ "${BENCH_SCALING:-0}" = 1 ]; then
     echo "Scaling, $B_LABEL:"
     while read -r name wall rss; do
         if [ "$wall" = failed ]; then echo "  $name: failed"; continue; fi
-        awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "  %-7s wall %8.3f s  peak RSS %8.1f MiB\n", n, w, r / 1024 }'
+        awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "  %-17s wall %8.3f s  peak RSS %8.1f MiB\n", n, w, r / 1024 }'
     done <"$WORK/results"
 fi

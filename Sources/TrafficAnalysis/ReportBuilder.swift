@@ -61,7 +61,7 @@ final class ReportBuilder {
     private func normalizedPath(_ path: String, _ paths: PathNormalizer) -> String {
         if paths.isIdentity { return path }
         if let known = normalizedPaths[path] { return known }
-        if normalizedPaths.count >= 65_536 { normalizedPaths.removeAll(keepingCapacity: true) }
+        if normalizedPaths.count >= 4096 { normalizedPaths.removeAll(keepingCapacity: true) }
         let normalized = paths.normalize(path)
         normalizedPaths[path] = normalized
         return normalized

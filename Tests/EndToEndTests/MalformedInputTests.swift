@@ -201,6 +201,21 @@ struct MalformedInputTests {
         #expect((anomalies?["reassembly_buffer_overflow"] ?? 0) > 0)
     }
 
+    /// Regression: a fragment holding no bytes was held for free (only bytes counted against the 4 MiB
+    /// fragment cap), so 500 000 of them within the 30 s timeout took 182 MiB, 1 000 000 over 300 MiB:
+    /// memory followed the capture. Now the table stays under 4 MiB.
+    @Test func emptyFragmentFloodIsBounded() throws {
+        let (capture, folder) = try Self.generate("--fragment-flood", count: 1_000_000, name: "fragment-flood.pcap")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try Self.analyze(capture, ["--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.peakChildMiB() < 200)
+        let capture0 = (try Harness.json(result.stdout)["captures"] as? [[String: Any]])?.first
+        #expect(capture0?["packets"] as? Int == 1_000_000)
+        #expect(capture0?["undecoded_packets"] as? Int == 1_000_000)
+        #expect(result.stderr.contains("fragment_dropped="), "\(result.stderr)")
+    }
+
     // MARK: HTTP framing
 
     @Test(arguments: [

@@ -14,6 +14,13 @@ struct HTTPExchangeJoiner {
             release(record)
             return
         }
+        // An interim (1xx) response has its request's method from pairing and gives the request no status:
+        // nothing to wait for. Holding them let a flood of `100 Continue` grow without bound, and each
+        // add copied and scanned all of them (quadratic). The report sorts records, so order is kept.
+        if record.kind == .response, Self.isInterim(record), record.method != nil {
+            release(record)
+            return
+        }
         var entry = held[record.index] ?? (nil, [])
         if record.kind == .request {
             entry.request = record

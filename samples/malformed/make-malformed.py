@@ -11,6 +11,8 @@ damage it names. Deterministic: re-running it rewrites identical files.
                                                            # 200 k held 1-byte segments, also made at run time
     python3 samples/malformed/make-malformed.py --fragment-flood OUT.pcap [COUNT]
                                                            # 1 M empty IPv4 fragments, also made at run time
+    python3 samples/malformed/make-malformed.py --interim-flood OUT.pcap [COUNT]
+                                                           # 100 k `100 Continue` responses, also made at run time
 """
 import gzip
 import os
@@ -244,6 +246,14 @@ def fragment_flood(path, count=1_000_000):
             out.write(record(ethernet(header), T0 + n * 1e-6))
 
 
+def interim_flood(path, count=100_000):
+    """One request answered by `count` `100 Continue` interim responses, then a 200."""
+    c = Connection().handshake()
+    c.exchange(http_get(b"/upload"), b"HTTP/1.1 100 Continue\r\n\r\n" * count + http_ok(b"done"))
+    with open(path, "wb") as out:
+        out.write(capture(c.close().records))
+
+
 # MARK: HTTP framing
 
 def framing():
@@ -298,6 +308,9 @@ def main(argv):
         return 0
     if len(argv) >= 3 and argv[1] == "--fragment-flood":
         fragment_flood(argv[2], int(argv[3]) if len(argv) > 3 else 1_000_000)
+        return 0
+    if len(argv) >= 3 and argv[1] == "--interim-flood":
+        interim_flood(argv[2], int(argv[3]) if len(argv) > 3 else 100_000)
         return 0
     if len(argv) >= 3 and argv[1] == "--tiny-segments":
         tiny_segments(argv[2], int(argv[3]) if len(argv) > 3 else 200_000)

@@ -59,10 +59,14 @@ malformed:
 # malformed captures are then also run through the sanitized binary directly.
 test-sanitize: test-asan test-tsan
 
+# LeakSanitizer reports a few objects that XCTest's runner and Foundation's Process never free
+# (toolchain code, not ours): suppressed by library, so a leak in the engine still fails the run.
 test-asan: deps
 	$(SWIFT) build --product traffic
 	$(SWIFT) build --scratch-path .build-asan --sanitize=address --build-tests
-	TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) $(SWIFT) test --scratch-path .build-asan --sanitize=address --skip-build
+	@printf 'leak:libXCTest.so\nleak:libFoundation.so\n' >.build-asan/lsan.supp
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.build-asan/lsan.supp TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) \
+	  $(SWIFT) test --scratch-path .build-asan --sanitize=address --skip-build
 	@for file in samples/*.pcap samples/*.pcapng samples/*.gz samples/malformed/*.pcap samples/malformed/*.gz; do \
 	  status=0; \
 	  ASAN_OPTIONS=exitcode=99:detect_leaks=0 .build-asan/debug/traffic analyze --messages --format json "$$file" \

@@ -27,7 +27,13 @@ public struct IPFragmentReassembler {
         var frameBytes = 0
         var frameCount = 0
         var firstSeen: CaptureTime
+        /// What this datagram counts against `maxTotalBytes`: its bytes plus `entryCost`.
+        var charged = 0
     }
+
+    /// What holding a datagram costs besides its bytes (table entry, range list). Charged against
+    /// `maxTotalBytes` so that a flood of empty fragments cannot fill the table for free.
+    static let entryCost = 256
 
     /// 64 KiB is the largest IPv4 datagram; IPv6 jumbograms are not fragmented in practice.
     public var maxDatagramBytes = 65_535
@@ -52,12 +58,19 @@ public struct IPFragmentReassembler {
             discard(key)
             return .dropped
         }
-        var datagram = datagrams[key] ?? Datagram(firstSeen: time)
+        var datagram: Datagram
+        if let existing = datagrams[key] {
+            datagram = existing
+        } else {
+            guard totalBytes + Self.entryCost <= maxTotalBytes else { return .dropped }
+            datagram = Datagram(firstSeen: time, charged: Self.entryCost)
+            totalBytes += Self.entryCost
+        }
         datagram.frameBytes += frameBytes
         datagram.frameCount += 1
         if last {
             if let total = datagram.totalLength, total != end {
-                discard(key)
+                discard(key, datagram)
                 return .dropped
             }
             datagram.totalLength = end
@@ -67,10 +80,11 @@ public struct IPFragmentReassembler {
         if datagram.bytes.count < capturedEnd {
             let growth = capturedEnd - datagram.bytes.count
             guard totalBytes + growth <= maxTotalBytes else {
-                discard(key)
+                discard(key, datagram)
                 return .dropped
             }
             totalBytes += growth
+            datagram.charged += growth
             datagram.bytes.append(contentsOf: repeatElement(0, count: growth))
         }
         // First copy wins: write only the parts not yet present.
@@ -113,7 +127,7 @@ public struct IPFragmentReassembler {
     }
 
     private mutating func discard(_ key: Key, _ known: Datagram? = nil) {
-        if let datagram = known ?? datagrams[key] { totalBytes -= datagram.bytes.count }
+        if let datagram = known ?? datagrams[key] { totalBytes -= datagram.charged }
         datagrams[key] = nil
     }
 

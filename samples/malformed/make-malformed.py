@@ -9,6 +9,10 @@ damage it names. Deterministic: re-running it rewrites identical files.
                                                            # the 1 M-SYN flood, made by the tests at run time
     python3 samples/malformed/make-malformed.py --tiny-segments OUT.pcap [COUNT]
                                                            # 200 k held 1-byte segments, also made at run time
+    python3 samples/malformed/make-malformed.py --fragment-flood OUT.pcap [COUNT]
+                                                           # 1 M empty IPv4 fragments, also made at run time
+    python3 samples/malformed/make-malformed.py --interim-flood OUT.pcap [COUNT]
+                                                           # 100 k `100 Continue` responses, also made at run time
 """
 import gzip
 import os
@@ -231,6 +235,25 @@ def tiny_segments(path, count=200_000):
             out.write(record(f, c.time + n * 1e-5))
 
 
+def fragment_flood(path, count=1_000_000):
+    """`count` IPv4 first fragments (MF set, offset 0) that carry no bytes, each its own datagram
+    (distinct source and identification), none ever completed: each costs a table entry, never a byte."""
+    with open(path, "wb") as out:
+        out.write(pcap_header())
+        for n in range(count):
+            src = bytes([10, 2 + (n >> 24 & 0x3F), (n >> 16) & 0xFF, (n >> 8) & 0xFF])
+            header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20, n & 0xFFFF, 0x2000, 64, 6, 0, src, SERVER)
+            out.write(record(ethernet(header), T0 + n * 1e-6))
+
+
+def interim_flood(path, count=100_000):
+    """One request answered by `count` `100 Continue` interim responses, then a 200."""
+    c = Connection().handshake()
+    c.exchange(http_get(b"/upload"), b"HTTP/1.1 100 Continue\r\n\r\n" * count + http_ok(b"done"))
+    with open(path, "wb") as out:
+        out.write(capture(c.close().records))
+
+
 # MARK: HTTP framing
 
 def framing():
@@ -282,6 +305,12 @@ def decoding():
 def main(argv):
     if len(argv) >= 3 and argv[1] == "--syn-flood":
         syn_flood(argv[2], int(argv[3]) if len(argv) > 3 else 1_000_000)
+        return 0
+    if len(argv) >= 3 and argv[1] == "--fragment-flood":
+        fragment_flood(argv[2], int(argv[3]) if len(argv) > 3 else 1_000_000)
+        return 0
+    if len(argv) >= 3 and argv[1] == "--interim-flood":
+        interim_flood(argv[2], int(argv[3]) if len(argv) > 3 else 100_000)
         return 0
     if len(argv) >= 3 and argv[1] == "--tiny-segments":
         tiny_segments(argv[2], int(argv[3]) if len(argv) > 3 else 200_000)

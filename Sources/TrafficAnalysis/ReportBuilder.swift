@@ -14,7 +14,7 @@ final class ReportBuilder {
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
     private let countNormalized: Bool
     private(set) var totals = GroupTotals()
-    private(set) var messages: [(capture: Int, record: HTTPMessageRecord)] = []
+    fileprivate(set) var messages: [(capture: Int, record: HTTPMessageRecord)] = []
     var summary = ReportSummary()
     let capturePaths: [String]
 
@@ -100,10 +100,13 @@ final class ReportBuilder {
         for (keys, totals) in shard.groups { groups[keys, default: GroupTotals()].add(totals) }
         totals.add(shard.totals)
         summary.add(shard.summary)
+        messages.reserveCapacity(messages.count + shard.messages.count)
         for (capture, var record) in shard.messages {
             record.connection = connection(capture, record.connection)
             messages.append((capture, record))
         }
+        // Records are the largest thing a run holds: never keep two copies.
+        shard.messages = []
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
@@ -113,10 +116,13 @@ final class ReportBuilder {
         let rows = order.map { ReportGroup(keys: $0.keys, totals: groups[$0.keys]!) }
         var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
         if options.keepMessages {
-            kept = messages.sorted { a, b in
+            // Sorted in place and handed over, so the records exist once.
+            messages.sort { a, b in
                 (a.capture, a.record.connection, a.record.index, Self.order(a.record), a.record.time)
                     < (b.capture, b.record.connection, b.record.index, Self.order(b.record), b.record.time)
             }
+            kept = messages
+            messages = []
         }
         // Normalizing is a function of the path key alone, so the groups' keys suffice: no per-record work.
         var normalizedCount: Int?

@@ -47,30 +47,26 @@ public final class CaptureFile {
             }
             fileSize = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         }
-        // A plain capture on disk goes to libpcap through stdio with a large buffer: zlib's pass-through
-        // would copy every byte once more (a third of a run's time). Gzip, and stdin, which cannot be
-        // peeked at, go through zlib, which passes plain data through unchanged.
+        // A plain capture on disk is read with read(2) straight into stdio's buffer: zlib's pass-through
+        // would copy every byte once more. Gzip, and stdin, which cannot be peeked at, go through zlib,
+        // which passes plain data through unchanged. Either way libpcap reads a stream whose position we
+        // know without a system call (ftell per packet gives the offset of any damage).
         var magic: (UInt8, UInt8) = (0, 0)
         let plain = path != "-" && withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) } == 2
             && !(magic.0 == 0x1f && magic.1 == 0x8b)
-        let input: CaptureInput
-        let stream: UnsafeMutablePointer<FILE>
-        if plain, let file = fdopen(descriptor, "r") {
-            // glibc ignores the size when given no buffer (it uses the 4 KiB block size): give it one.
-            input = CaptureInput(reader: nil)
-            setvbuf(file, input.stdioBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), _IOFBF, input.stdioBuffer.count)
-            stream = file
-        } else {
-            guard let reader = GzipFileReader(descriptor: descriptor) else {
+        var reader: GzipFileReader?
+        if !plain {
+            reader = GzipFileReader(descriptor: descriptor)
+            guard reader != nil else {
                 close(descriptor)
                 throw .cannotOpen(path: path, reason: "out of memory")
             }
-            input = CaptureInput(reader: reader)
-            guard let made = input.makeStream() else {
-                throw .cannotOpen(path: path, reason: "cannot create a stream for libpcap")
-            }
-            stream = made
         }
+        let input = CaptureInput(reader: reader, descriptor: descriptor)
+        guard let stream = input.makeStream() else {
+            throw .cannotOpen(path: path, reason: "cannot create a stream for libpcap")
+        }
+        setvbuf(stream, input.stdioBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), _IOFBF, input.stdioBuffer.count)
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         // Nanosecond precision: libpcap scales microsecond captures up, so one code path serves both.
         guard
@@ -110,7 +106,7 @@ public final class CaptureFile {
     }
 
     /// Bytes consumed from the file on disk (compressed bytes for a gzip capture).
-    public var compressedBytesRead: Int64 { input.reader?.compressedPosition ?? Int64(ftello(stream)) }
+    public var compressedBytesRead: Int64 { input.reader?.compressedPosition ?? input.position }
 
     /// Calls `body` for every packet, in file order. Returns the damage that stopped reading early,
     /// or nil when the capture ended cleanly. The packet's bytes are valid only during the call.
@@ -145,17 +141,47 @@ public final class CaptureFile {
 
 /// Adapts `GzipFileReader` to a C `FILE *` so libpcap reads through zlib.
 final class CaptureInput {
-    /// nil for a plain file read by stdio directly.
+    /// nil for a plain file, which is read with read(2) straight into stdio's buffer.
     let reader: GzipFileReader?
-    /// stdio's buffer for a plain file; it must outlive the stream, which libpcap closes before `deinit`.
-    let stdioBuffer: UnsafeMutableRawBufferPointer
+    let descriptor: Int32
+    /// Bytes handed to stdio from a plain file.
+    private var plainPosition: Int64 = 0
+    /// stdio's buffer; it must outlive the stream, which libpcap closes before `deinit`.
+    let stdioBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
 
-    init(reader: GzipFileReader?) {
+    init(reader: GzipFileReader?, descriptor: Int32) {
         self.reader = reader
-        stdioBuffer = .allocate(byteCount: reader == nil ? 1 << 20 : 0, alignment: 64)
+        self.descriptor = descriptor
     }
 
     deinit { stdioBuffer.deallocate() }
+
+    /// Offset in the (decompressed) capture: answered without a system call, so ftell is cheap per packet.
+    var position: Int64 { reader?.position ?? plainPosition }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let reader { return reader.read(into: buffer) }
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        #if canImport(Glibc)
+        let n = Glibc.read(descriptor, base, buffer.count)
+        #else
+        let n = Darwin.read(descriptor, base, buffer.count)
+        #endif
+        if n > 0 { plainPosition += Int64(n) }
+        return n
+    }
+
+    func close() {
+        if let reader {
+            reader.close()
+        } else {
+            #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+            #else
+            _ = Darwin.close(descriptor)
+            #endif
+        }
+    }
 
     /// The stream holds a strong reference to `self` until libpcap closes it.
     func makeStream() -> UnsafeMutablePointer<FILE>? {
@@ -164,19 +190,19 @@ final class CaptureInput {
         let functions = traffic_cookie_io_functions(
             read: { cookie, buffer, size in
                 let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
-                return input.reader!.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
+                return input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
             },
             write: nil,
             seek: { cookie, offset, whence in
                 // Only ftell's query (offset 0 from the current position) is answered: a capture is read forwards.
                 let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
                 guard let offset, whence == SEEK_CUR, offset.pointee == 0 else { return -1 }
-                offset.pointee = input.reader!.position
+                offset.pointee = input.position
                 return 0
             },
             close: { cookie in
                 let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeRetainedValue()
-                input.reader!.close()
+                input.close()
                 return 0
             })
         guard let stream = traffic_fopencookie(cookie, "r", functions) else {
@@ -190,17 +216,17 @@ final class CaptureInput {
                 cookie,
                 { cookie, buffer, size in
                     let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
-                    return Int32(input.reader!.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size))))
+                    return Int32(input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size))))
                 },
                 nil,
                 { cookie, offset, whence in
                     let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeUnretainedValue()
                     guard whence == SEEK_CUR, offset == 0 else { return -1 }
-                    return fpos_t(input.reader!.position)
+                    return fpos_t(input.position)
                 },
                 { cookie in
                     let input = Unmanaged<CaptureInput>.fromOpaque(cookie!).takeRetainedValue()
-                    input.reader!.close()
+                    input.close()
                     return 0
                 })
         else {

@@ -19,10 +19,29 @@ public struct PathNormalizer: Sendable {
                 return template.joined(separator: "/")
             }
         }
-        guard collapseIdentifiers, path.hasPrefix("/") else { return path }
-        return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { Self.isIdentifier($0) ? "{id}" : String($0) }
-            .joined(separator: "/")
+        guard collapseIdentifiers, path.utf8.first == UInt8(ascii: "/") else { return path }
+        // One pass over the bytes; a path without identifiers is returned as it is, unallocated.
+        var output: [UInt8]? = nil
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        var index = utf8.startIndex
+        while true {
+            let atEnd = index == utf8.endIndex
+            if atEnd || utf8[index] == UInt8(ascii: "/") {
+                let segment = path[start..<index]
+                if !segment.isEmpty, Self.isIdentifier(segment) {
+                    if output == nil { output = Array(utf8[utf8.startIndex..<start]) }
+                    output!.append(contentsOf: "{id}".utf8)
+                } else if output != nil {
+                    output!.append(contentsOf: utf8[start..<index])
+                }
+                if atEnd { break }
+                output?.append(UInt8(ascii: "/"))
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        return output.map { String(decoding: $0, as: UTF8.self) } ?? path
     }
 
     static func matches(_ segments: [Substring], _ template: [Substring]) -> Bool {
@@ -39,6 +58,8 @@ public struct PathNormalizer: Sendable {
 
     /// Decimal numbers, UUIDs, long hex strings, long base64/base64url tokens, and ISO dates.
     static func isIdentifier(_ segment: Substring) -> Bool {
+        // Short words (`api`, `v1`, `users`) are the common case and never identifiers unless all digits.
+        if segment.utf8.count < 10 { return segment.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         let bytes = Array(segment.utf8)
         guard !bytes.isEmpty else { return false }
         func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }

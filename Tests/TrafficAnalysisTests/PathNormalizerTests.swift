@@ -1,0 +1,35 @@
+import Testing
+import TrafficAnalysis
+
+@Suite struct PathNormalizerTests {
+    static let collapse = PathNormalizer(collapseIdentifiers: true)
+
+    @Test(arguments: [
+        ("/users/123/profile", "/users/{id}/profile"),
+        ("/users/456/profile", "/users/{id}/profile"),
+        ("/orders/550e8400-e29b-41d4-a716-446655440000", "/orders/{id}"),
+        ("/blobs/0123456789abcdef0123", "/blobs/{id}"),
+        ("/t/dGhpcyBpcyBhIHRva2VuMTIz", "/t/{id}"),
+        ("/reports/2024-01-31/summary", "/reports/{id}/summary"),
+        ("/reports/20240131", "/reports/{id}"),
+        ("/api/v1/users", "/api/v1/users"),
+        ("/", "/"),
+        ("/a//b/", "/a//b/"),
+        ("/1/2/3", "/{id}/{id}/{id}"),
+        ("/search", "/search"),
+        ("/deadbeef", "/deadbeef"),  // short hex words stay: they are words as often as ids
+        ("/ABCDEFGHIJKLMNOPQRSTUVWXYZ", "/ABCDEFGHIJKLMNOPQRSTUVWXYZ"),  // letters only: a word, not a token
+        ("(unknown)", "(unknown)"),
+    ])
+    func collapsesIdentifiers(path: String, expected: String) {
+        #expect(Self.collapse.normalize(path) == expected)
+    }
+
+    @Test func templatesNameGroups() {
+        let normalizer = PathNormalizer(collapseIdentifiers: false, templates: ["/users/{id}/orders/{order}"])
+        #expect(normalizer.normalize("/users/7/orders/abc") == "/users/{id}/orders/{order}")
+        #expect(normalizer.normalize("/users/7/orders") == "/users/7/orders")
+        #expect(normalizer.normalize("/users//orders/abc") == "/users//orders/abc")
+        #expect(PathNormalizer(collapseIdentifiers: false).normalize("/users/7") == "/users/7")
+    }
+}

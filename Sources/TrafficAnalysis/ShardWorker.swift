@@ -1,0 +1,56 @@
+import Foundation
+import TrafficCapture
+import TrafficReassembly
+import TrafficWire
+
+/// One worker thread with its reassembler, the batches it receives, and the empty ones it returns.
+final class ShardWorker: @unchecked Sendable {
+    let reassembler: TCPReassembler
+    let inbox = BlockingQueue<SegmentBatch>()
+    let freeBatches = BlockingQueue<SegmentBatch>()
+    private let done = NSCondition()
+    private var finished = false
+
+    /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~4 MiB each).
+    init(reassembler: TCPReassembler) {
+        self.reassembler = reassembler
+        for _ in 0..<4 { freeBatches.push(SegmentBatch()) }
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func run() {
+        while let batch = inbox.pop() {
+            batch.bytes.withUnsafeBytes { bytes in
+                for entry in batch.entries {
+                    let segment = TCPSegment(
+                        source: entry.source, destination: entry.destination, sequenceNumber: entry.sequenceNumber,
+                        acknowledgmentNumber: entry.acknowledgmentNumber, flags: entry.flags,
+                        payloadLength: entry.payloadLength,
+                        payload: UnsafeRawBufferPointer(
+                            rebasing: bytes[entry.payloadStart..<(entry.payloadStart + entry.payloadCount)]),
+                        frameBytes: entry.frameBytes, frameCount: entry.frameCount)
+                    reassembler.process(segment, time: entry.time, packetIndex: entry.packetIndex)
+                }
+            }
+            if batch.latest > .zero { reassembler.advance(to: batch.latest) }
+            batch.reset()
+            freeBatches.push(batch)
+        }
+        reassembler.finish()
+        done.lock()
+        finished = true
+        done.signal()
+        done.unlock()
+    }
+
+    func join() {
+        done.lock()
+        while !finished { done.wait() }
+        done.unlock()
+    }
+}

@@ -59,12 +59,12 @@ malformed:
 # malformed captures are then also run through the sanitized binary directly.
 test-sanitize: test-asan test-tsan
 
-# LeakSanitizer reports a few objects that XCTest's runner and Foundation's Process never free
+# LeakSanitizer reports a few objects that XCTest's runner, Foundation's Process and String(contentsOf:) never free
 # (toolchain code, not ours): suppressed by library, so a leak in the engine still fails the run.
 test-asan: deps
 	$(SWIFT) build --product traffic
 	$(SWIFT) build --scratch-path .build-asan --sanitize=address --build-tests
-	@printf 'leak:libXCTest.so\nleak:libFoundation.so\n' >.build-asan/lsan.supp
+	@printf 'leak:libXCTest.so\nleak:libFoundation.so\nleak:libFoundationEssentials.so\n' >.build-asan/lsan.supp
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.build-asan/lsan.supp TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) \
 	  $(SWIFT) test --scratch-path .build-asan --sanitize=address --skip-build
 	@for file in samples/*.pcap samples/*.pcapng samples/*.gz samples/malformed/*.pcap samples/malformed/*.gz; do \

@@ -50,7 +50,8 @@ public enum TrafficAnalyzer {
         if builder.summary.decodeErrors > 0 {
             warnings.append(AnalysisWarning(
                 capture: paths.count == 1 ? paths[0] : "captures",
-                message: "\(builder.summary.decodeErrors) bodies could not be content-decoded; their decoded size is unknown"))
+                message: "\(builder.summary.decodeErrors) \(builder.summary.decodeErrors == 1 ? "body" : "bodies") could not be "
+                    + "content-decoded (corrupt, cut by a gap, or over the decoding cap); decoded size unknown"))
         }
         return builder.build(captures: captures, anomalies: anomalies, warnings: warnings)
     }

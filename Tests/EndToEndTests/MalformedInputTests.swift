@@ -313,6 +313,6 @@ struct MalformedInputTests {
         let response = Self.records(records, path: "/coded", kind: "response").first
         #expect(Self.flags(response).contains("decode_error"), "\(Self.flags(response))")
         #expect(response?["decoded_body_bytes"] is NSNull)
-        #expect(stderr.contains("1 bodies could not be content-decoded"))
+        #expect(stderr.contains("1 body could not be content-decoded"))
     }
 }

@@ -26,10 +26,6 @@ public final class CaptureFile {
     ]
 
     public init(path: String) throws(CaptureError) {
-        LinkType.nameLookup = { dlt in
-            guard let name = pcap_datalink_val_to_name(dlt) else { return nil }
-            return String(cString: name)
-        }
         self.path = path
         let descriptor: Int32
         if path == "-" {

@@ -1,3 +1,5 @@
+import CPcap
+
 /// The link-layer header type of a capture (libpcap's DLT value, as `pcap_datalink` returns it).
 public struct LinkType: Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
@@ -18,10 +20,10 @@ public struct LinkType: Hashable, Sendable, CustomStringConvertible {
     public static let linuxSLL2 = LinkType(rawValue: 276)
 
     /// libpcap's name for the link type, e.g. `EN10MB` or `IEEE802_11_RADIO`.
-    public var name: String { LinkType.nameLookup?(rawValue) ?? "DLT \(rawValue)" }
+    public var name: String {
+        guard let name = pcap_datalink_val_to_name(rawValue) else { return "DLT \(rawValue)" }
+        return String(cString: name)
+    }
 
     public var description: String { "\(name) (\(rawValue))" }
-
-    /// Set by `CaptureFile` so that this type names link types without importing libpcap.
-    nonisolated(unsafe) static var nameLookup: ((Int32) -> String?)?
 }

@@ -200,8 +200,11 @@ struct MalformedInputTests {
         let seconds = Date().timeIntervalSince(start)
         print("syn flood: \(count) SYNs, peak RSS \(String(format: "%.1f", peakMiB)) MiB, \(String(format: "%.1f", seconds)) s")
         #expect(result.status == 0, "\(result.stderr)")
-        // Regression: each table entry made its HTTP parser up front, 420 MiB for the 100 000 entries.
-        #expect(peakMiB < 200, "peak RSS \(peakMiB) MiB")
+        // The table holds at most 50 000 connections for the whole run (71 MiB measured with the debug
+        // binary). Regression: each entry once made its HTTP parser up front, 420 MiB for 100 000 entries.
+        // Under the sanitizers every allocation is larger: the bound is looser there.
+        let bound: Double = ProcessInfo.processInfo.environment["TRAFFIC_SYN_FLOOD_COUNT"] == nil ? 100 : 200
+        #expect(peakMiB < bound, "peak RSS \(peakMiB) MiB")
         let summary = try Harness.json(result.stdout)["summary"] as? [String: Any]
         #expect(summary?["connections"] as? Int == count)
         if count > 100_000 {

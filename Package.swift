@@ -61,18 +61,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Helpers shared by several test targets.
+        .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
         .testTarget(name: "TrafficCodecsTests", dependencies: ["TrafficCodecs"]),
         .testTarget(name: "TrafficCaptureTests", dependencies: ["TrafficCapture"]),
         .testTarget(name: "TrafficWireTests", dependencies: ["TrafficWire"]),
         .testTarget(
             name: "TrafficReassemblyTests",
             dependencies: [
-                "TrafficReassembly",
+                "TrafficReassembly", "TrafficTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
-            name: "TrafficHTTPTests", dependencies: ["TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),
-        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS"]),
+            name: "TrafficHTTPTests",
+            dependencies: ["TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficTestSupport"]),
+        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficTestSupport"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),

@@ -1,3 +1,4 @@
+import TrafficTestSupport
 import Testing
 import TrafficCodecs
 

@@ -1,3 +1,4 @@
+import TrafficTestSupport
 import Testing
 import TrafficReassembly
 
@@ -106,17 +107,6 @@ struct HTTPUnitTests {
 /// Random and mutated input: nothing traps, and the accounting invariant holds.
 @Suite("HTTP robustness")
 struct HTTPRobustnessTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: 0..<8)
     func mutatedFixtures(seed: Int) {
         var rng = SplitMix(state: UInt64(seed) &* 7919)

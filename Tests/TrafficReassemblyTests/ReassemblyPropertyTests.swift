@@ -1,3 +1,4 @@
+import TrafficTestSupport
 import PropertyBased
 import Testing
 import TrafficCapture

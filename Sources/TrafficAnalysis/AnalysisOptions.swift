@@ -7,6 +7,8 @@ public struct AnalysisOptions: Sendable {
     public var reassemblyLimits = TCPReassemblyLimits()
     /// Keep every connection's summary (for `traffic connections`); the report needs only totals.
     public var keepConnections = true
+    /// Count frames whose IPv4 or TCP checksum is wrong (`--verify-checksums`).
+    public var verifyChecksums = false
 
     public init() {}
 }

@@ -37,6 +37,7 @@ public struct CaptureAnalysis: Sendable {
         if let filter = options.filter { try file.setFilter(filter) }
         var summary = CaptureSummary(path: path, linkType: file.linkType.description)
         var decoder = PacketDecoder(linkType: file.linkType)
+        decoder.verifyChecksums = options.verifyChecksums
         var fragmentFrames = 0, fragmentBytes = 0
         var sinceProgress = 0
         let damage = file.readPackets { packet in
@@ -86,6 +87,14 @@ public struct CaptureAnalysis: Sendable {
             result.anomalies[anomaly.name] = tcpAnomalies[anomaly.rawValue]
         }
         if let damage { result.warnings.append(AnalysisWarning(capture: path, message: damage.description)) }
+        let badChecksums = decoder.count(of: .badIPChecksum) + decoder.count(of: .badTCPChecksum)
+        if badChecksums > 0 {
+            result.warnings.append(AnalysisWarning(
+                capture: path,
+                message: "\(badChecksums) bad checksums (bad_ip_checksum=\(decoder.count(of: .badIPChecksum)), "
+                    + "bad_tcp_checksum=\(decoder.count(of: .badTCPChecksum))); the frames were still analysed — "
+                    + "a capture taken on the sending host shows unfilled checksums when the NIC computes them"))
+        }
         if summary.undecodedPackets > 0 {
             let names = Set(WireAnomaly.allCases.map(\.name))
             let detail = result.anomalies.filter { names.contains($0.key) }.map { "\($0.key)=\($0.value)" }.sorted()

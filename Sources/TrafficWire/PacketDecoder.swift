@@ -18,6 +18,8 @@ public struct PacketDecoder {
     }
 
     public let linkType: LinkType
+    /// Verify IPv4 header and TCP checksums (RFC 1071) and count bad ones; off by default, like tshark and Zeek.
+    public var verifyChecksums = false
     public var fragments = IPFragmentReassembler()
     public private(set) var anomalies = [Int](repeating: 0, count: WireAnomaly.allCases.count)
 
@@ -110,6 +112,9 @@ public struct PacketDecoder {
             totalLength = packet.originalLength - start
         }
         guard totalLength >= headerLength else { return .malformed(.badIPHeader) }
+        if verifyChecksums, Checksum.sum(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + headerLength)])) != 0xffff {
+            anomalies[WireAnomaly.badIPChecksum.rawValue] += 1
+        }
         let fragmentField = bytes.loadBigEndianUInt16(at: start + 6)
         let moreFragments = fragmentField & 0x2000 != 0
         let fragmentOffset = Int(fragmentField & 0x1fff) * 8
@@ -127,6 +132,29 @@ public struct PacketDecoder {
         }
         guard proto == 6 else { return .nonTCP }
         return decodeTCP(packet, source: source, destination: destination, at: payloadStart, ipPayloadLength: payloadLength)
+    }
+
+    /// RFC 9293 §3.1: the TCP checksum covers a pseudo-header and the whole segment; only checked when the
+    /// segment was captured whole (a snaplen cut leaves nothing to check).
+    private mutating func checkTCPChecksum(_ segment: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress) {
+        var sum = Checksum.sum(segment)
+        for address in [source, destination] {
+            if address.isIPv6 {
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.high >> 48) & 0xffff)
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.high >> 32) & 0xffff)
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.high >> 16) & 0xffff)
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.high) & 0xffff)
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.low >> 48) & 0xffff)
+                sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.low >> 32) & 0xffff)
+            }
+            sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.low >> 16) & 0xffff)
+            sum = Checksum.add(sum, UInt32(truncatingIfNeeded: address.low) & 0xffff)
+        }
+        sum = Checksum.add(sum, 6)
+        let length = UInt32(segment.count)
+        sum = Checksum.add(sum, length >> 16)
+        sum = Checksum.add(sum, length & 0xffff)
+        if sum != 0xffff { anomalies[WireAnomaly.badTCPChecksum.rawValue] += 1 }
     }
 
     private mutating func decodeIPv6(_ packet: CapturedPacket, at start: Int) -> Result {
@@ -197,7 +225,7 @@ public struct PacketDecoder {
         }
     }
 
-    private func decodeTCP(
+    private mutating func decodeTCP(
         _ packet: CapturedPacket, source: IPAddress, destination: IPAddress, at start: Int, ipPayloadLength: Int
     ) -> Result {
         let region = UnsafeRawBufferPointer(rebasing: packet.bytes[min(start, packet.bytes.count)...])
@@ -206,7 +234,7 @@ public struct PacketDecoder {
     }
 
     /// `bytes` starts at the TCP header and holds what was captured of the IP payload.
-    private func decodeTCPPayload(
+    private mutating func decodeTCPPayload(
         _ bytes: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress, ipPayloadLength: Int,
         frameBytes: Int, frameCount: Int
     ) -> Result {
@@ -216,6 +244,10 @@ public struct PacketDecoder {
         guard bytes.count >= dataOffset else { return .malformed(.truncatedHeader) }
         let payloadLength = ipPayloadLength - dataOffset
         let capturedEnd = min(bytes.count, ipPayloadLength)
+        if verifyChecksums, bytes.count >= ipPayloadLength {
+            checkTCPChecksum(UnsafeRawBufferPointer(rebasing: bytes[..<ipPayloadLength]), source: source,
+                             destination: destination)
+        }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[dataOffset..<capturedEnd])
         return .tcp(TCPSegment(
             source: Endpoint(address: source, port: bytes.loadBigEndianUInt16(at: 0)),

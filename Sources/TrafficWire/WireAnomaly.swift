@@ -10,6 +10,10 @@ public enum WireAnomaly: Int, CaseIterable, Sendable {
     case fragmentDropped
     /// A BSD loopback or cooked header with an unknown protocol.
     case unknownLinkProtocol
+    /// With `--verify-checksums`: an IPv4 header or TCP segment whose checksum does not add up. Counted, not
+    /// dropped: the sender's own capture shows unfilled checksums when the NIC computes them (offload).
+    case badIPChecksum
+    case badTCPChecksum
 
     /// The stable snake_case name used in reports.
     public var name: String {
@@ -19,6 +23,8 @@ public enum WireAnomaly: Int, CaseIterable, Sendable {
         case .badTCPHeader: "bad_tcp_header"
         case .fragmentDropped: "fragment_dropped"
         case .unknownLinkProtocol: "unknown_link_protocol"
+        case .badIPChecksum: "bad_ip_checksum"
+        case .badTCPChecksum: "bad_tcp_checksum"
         }
     }
 }

@@ -29,6 +29,7 @@ struct Analyze: ParsableCommand {
             """)
 
     @OptionGroup var input: InputOptions
+    @OptionGroup var checksums: ChecksumOptions
     @OptionGroup var output: OutputOptions
 
     @Option(help: "Group by these fields, in order: host, path, method, status, content-type, connection.")
@@ -93,6 +94,7 @@ struct Analyze: ParsableCommand {
         options.verifyDecoding = verifyDecoding
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
+        options.analysis.verifyChecksums = checksums.verifyChecksums
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport
         do {

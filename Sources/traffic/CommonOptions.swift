@@ -45,6 +45,12 @@ struct InputOptions: ParsableArguments {
     }
 }
 
+/// `--verify-checksums`, for the commands that report anomalies (analyze, connections).
+struct ChecksumOptions: ParsableArguments {
+    @Flag(help: "Count frames with a wrong IPv4 or TCP checksum (off by default: offload leaves them unfilled).")
+    var verifyChecksums = false
+}
+
 struct OutputOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output format: table, csv or json.")
     var format: OutputFormat = .table

@@ -15,11 +15,13 @@ struct Connections: ParsableCommand {
             """)
 
     @OptionGroup var input: InputOptions
+    @OptionGroup var checksums: ChecksumOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var options = AnalysisOptions()
         options.filter = input.filter
+        options.verifyChecksums = checksums.verifyChecksums
         let tls = input.captures.map { _ in ConnectionTLSInfo() }
         let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
         var report = ConnectionsReport(analyses: analyses)

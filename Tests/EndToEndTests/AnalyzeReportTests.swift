@@ -134,3 +134,36 @@ import Testing
         #expect(byStatus.stdout.hasPrefix("status,requests,responses,"))
     }
 }
+
+/// `--verify-checksums` counts what tshark's checksum validation flags
+/// (`tshark -o tcp.check_checksum:TRUE -Y 'tcp.checksum.status==0'`).
+@Suite struct ChecksumTests {
+    func anomalies(_ capture: String) throws -> [String: Int] {
+        let result = try Harness.run(["analyze", "--verify-checksums", "--format", "json", capture])
+        let summary = try #require(try Harness.json(result.stdout)["summary"] as? [String: Any])
+        return summary["anomalies"] as? [String: Int] ?? [:]
+    }
+
+    @Test func loopbackCaptureHasUnfilledChecksums() throws {
+        // All 25 frames were captured on the sending host with checksum offload: tshark flags 25 bad TCP checksums.
+        #expect(try anomalies("samples/http-basic.pcap")["bad_tcp_checksum"] == 25)
+        let result = try Harness.run(["analyze", "--verify-checksums", "samples/http-basic.pcap"])
+        #expect(result.status == 0 && result.stderr.contains("25 bad checksums"))
+    }
+
+    @Test func correctChecksumsPass() throws {
+        // Written with valid checksums by make-malformed.py; tshark: 12 of 12 good.
+        #expect(try anomalies("samples/malformed/overlap-conflict.pcap")["bad_tcp_checksum"] == nil)
+        // Off by default: nothing is counted.
+        let plain = try Harness.run(["analyze", "--format", "json", "samples/http-basic.pcap"])
+        let summary = try #require(try Harness.json(plain.stdout)["summary"] as? [String: Any])
+        #expect((summary["anomalies"] as? [String: Int])?["bad_tcp_checksum"] == nil)
+    }
+
+    @Test(.enabled(if: !Harness.corpusTraces().isEmpty, "../shared/corpus is absent"))
+    func ipv6PseudoHeader() throws {
+        // tshark: 4 bad of 36 TCP checksums in this IPv6 trace, 0 of 14 in get.pcap.
+        #expect(try anomalies(Harness.corpus.appendingPathComponent("traces/ipv6-http-atomic-frag.pcap").path)["bad_tcp_checksum"] == 4)
+        #expect(try anomalies(Harness.corpus.appendingPathComponent("traces/get.pcap").path)["bad_tcp_checksum"] == nil)
+    }
+}

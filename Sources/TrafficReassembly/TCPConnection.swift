@@ -28,7 +28,7 @@ final class TCPConnection {
         segment.source == info.client && segment.destination == info.server ? .clientToServer : .serverToClient
     }
 
-    /// Accounts one segment and delivers whatever it makes contiguous. Returns the new number of bytes held back.
+    /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous.
     func process(_ segment: TCPSegment, time: CaptureTime, limits: TCPReassemblyLimits, bufferedTotal: inout Int,
                  anomalies: inout [Int]) {
         lastSeen = time

@@ -15,7 +15,7 @@ struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Report HTTP bytes per host and path: start lines, headers, cookies, bodies as sent and decoded.",
         discussion: """
-            Every request and every response is measured as it crossed the wire. Groups are sorted by
+            Every request and every response is measured as it crossed the wire. Groups are sorted by \
             total bytes. Warnings go to stderr. Exit codes: 0 success, 2 usage error, 3 unreadable input.
 
             Examples:

@@ -25,10 +25,8 @@ struct OverheadLedger {
     /// Bytes waiting for the next message of a stream direction: [stream direction][ack, retransmission].
     private var waiting: [[Int]] = [[0, 0], [0, 0]]
     private(set) var charges: [Entry: (ack: Int, retransmitted: Int)] = [:]
-    private(set) var recordCount = 0
 
     mutating func emitted(_ record: HTTPMessageRecord) {
-        recordCount += 1
         let direction: Direction = record.kind == .request ? .clientToServer : .serverToClient
         let end = record.streamOffset + record.transferBytes + record.missingBytes
         spans[direction.rawValue].append(Span(start: record.streamOffset, end: end, index: record.index))

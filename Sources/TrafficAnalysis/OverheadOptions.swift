@@ -26,12 +26,3 @@ public struct OverheadOptions: OptionSet, Sendable {
         self = options
     }
 }
-
-extension Substring {
-    func trimmingCharacters() -> String {
-        var s = self
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}

@@ -101,7 +101,7 @@ extension AnalyzeReport {
         var lines: [String] = []
         let duration = CaptureTime(nanoseconds: s.durationNanoseconds)
         lines.append("\(s.captures) capture\(s.captures == 1 ? "" : "s"), \(s.packets) packets, \(bytes(s.bytes)) in "
-            + "\(duration.nanoseconds / 1_000_000_000).\(threeDigits(Int(duration.nanoseconds / 1_000_000 % 1000)))s; "
+            + "\(duration.secondsText); "
             + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP"
             + (s.tlsConnections > 0 ? ", \(s.tlsConnections) TLS (\(s.tlsDecrypted) decrypted)" : ""))
         lines.append("\(report.groups.count) groups; \(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "

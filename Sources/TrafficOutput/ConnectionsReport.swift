@@ -119,7 +119,7 @@ public struct ConnectionsReport {
                     "\(c.info.id)", c.info.client.description, c.info.server.description,
                     "\(a.packets)", bytes(a.frameBytes), "\(b.packets)", bytes(b.frameBytes),
                     bytes(a.handshakeBytes + a.teardownBytes + b.handshakeBytes + b.teardownBytes),
-                    bytes(a.missingBytes + b.missingBytes), Self.seconds(c.duration),
+                    bytes(a.missingBytes + b.missingBytes), c.duration.secondsText,
                     tlsInfo(capture: index, connection: c.info.id).map {
                         [$0.sni, $0.negotiatedVersion?.name].compactMap { $0 }.joined(separator: " ")
                     } ?? "",
@@ -137,15 +137,13 @@ public struct ConnectionsReport {
     func tlsInfo(capture: Int, connection: Int) -> TLSConnectionSummary? {
         capture < tls.count ? tls[capture][connection] : nil
     }
-
-    static func seconds(_ time: CaptureTime) -> String {
-        let milliseconds = time.nanoseconds / 1_000_000
-        return "\(milliseconds / 1000).\(threeDigits(Int(milliseconds % 1000)))s"
-    }
 }
 
-/// `value` as three digits with leading zeros (milliseconds after the decimal point).
-public func threeDigits(_ value: Int) -> String {
-    let digits = String(value)
-    return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+extension CaptureTime {
+    /// `12.345s`: seconds with milliseconds, for durations in tables.
+    var secondsText: String {
+        let milliseconds = nanoseconds / 1_000_000
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count) + fraction)s"
+    }
 }

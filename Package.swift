@@ -76,7 +76,7 @@ let package = Package(
             name: "TrafficHTTPTests",
             dependencies: ["TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficTestSupport"]),
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficTestSupport"]),
-        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis"]),
+        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),
     ],

@@ -35,7 +35,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
         parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned self] record in
             ledger?.emitted(record)
             guard joins else {
-                take(CollectionOfOne(record))
+                take(record)
                 return
             }
             var batch: [HTTPMessageRecord] = []
@@ -47,12 +47,21 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private var holding: Bool { !overhead.isEmpty || switched }
     private var recordCount = 0
 
-    private func take(_ batch: some Collection<HTTPMessageRecord>) {
-        recordCount += batch.count
-        if batch.contains(where: { !$0.flags.isEmpty && ($0.flags.contains("upgrade") || $0.flags.contains("tunnel")) }) {
-            switched = true
-        }
-        if holding { held.append(contentsOf: batch) } else { for record in batch { builder.add(record, capture: capture) } }
+    /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's
+    /// bytes find the request of the switch (see `attributeTunnels`).
+    private func take(_ batch: [HTTPMessageRecord]) {
+        if batch.contains(where: Self.switches) { switched = true }
+        for record in batch { take(record) }
+    }
+
+    private func take(_ record: HTTPMessageRecord) {
+        recordCount += 1
+        if Self.switches(record) { switched = true }
+        if holding { held.append(record) } else { builder.add(record, capture: capture) }
+    }
+
+    private static func switches(_ record: HTTPMessageRecord) -> Bool {
+        !record.flags.isEmpty && (record.flags.contains("upgrade") || record.flags.contains("tunnel"))
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {

@@ -10,7 +10,14 @@ import Darwin
 /// (unless every record is kept for `--messages`).
 final class ReportBuilder {
     private let options: ReportOptions
-    private var groups: [[String]: GroupTotals] = [:]
+    private var groups = GroupTable()
+    var groupCount: Int { groups.count }
+    /// The slot of the last record added and the inputs of its key: a response comes right after its
+    /// request, and keep-alive connections repeat paths, so most records skip the key and the hash.
+    private var lastSlot = -1
+    private var last = KeyInputs()
+    /// Reused for lookups, so that a known group costs no allocation.
+    private var probe: [String]
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
     private let countNormalized: Bool
     private(set) var totals = GroupTotals()
@@ -27,6 +34,7 @@ final class ReportBuilder {
         self.options = options
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
+        probe = options.groupBy.map { _ in "" }
     }
 
     func matches(_ record: HTTPMessageRecord) -> Bool {
@@ -37,8 +45,7 @@ final class ReportBuilder {
 
     func add(_ record: HTTPMessageRecord, capture: Int) {
         guard matches(record) else { return }
-        let keys = options.groupBy.map { key(for: $0, record: record, capture: capture, paths: options.paths) }
-        groups[keys, default: GroupTotals()].add(record)
+        groups[slot(for: record, capture: capture)].add(record)
         totals.add(record)
         switch record.kind {
         case .request:
@@ -53,6 +60,46 @@ final class ReportBuilder {
         if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
+    }
+
+    /// What a record's group key is computed from (only the fields grouped by are compared).
+    private struct KeyInputs {
+        var host = ""
+        var path = ""
+        var method: String?
+        var status: Int?
+        var contentType: String?
+        var connection = 0
+        var capture = 0
+    }
+
+    private func slot(for record: HTTPMessageRecord, capture: Int) -> Int {
+        if lastSlot >= 0, sameKey(record, capture: capture) { return lastSlot }
+        for (i, field) in options.groupBy.enumerated() {
+            probe[i] = key(for: field, record: record, capture: capture, paths: options.paths)
+        }
+        lastSlot = groups.slot(for: probe)
+        last = KeyInputs(
+            host: record.host, path: record.path, method: record.method, status: record.status,
+            contentType: record.contentType, connection: record.connection, capture: capture)
+        return lastSlot
+    }
+
+    /// Whether `record` has the same key as the last record, from the raw fields (equal strings that
+    /// share storage, as a response's host and path share its request's, compare without reading bytes).
+    private func sameKey(_ record: HTTPMessageRecord, capture: Int) -> Bool {
+        for field in options.groupBy {
+            switch field {
+            case .host: if record.host != last.host { return false }
+            case .path: if record.path != last.path { return false }
+            case .method: if record.method != last.method { return false }
+            case .status: if record.status != last.status { return false }
+            case .contentType: if record.contentType != last.contentType { return false }
+            case .connection: if record.connection != last.connection { return false }
+            case .capture: if capture != last.capture { return false }
+            }
+        }
+        return true
     }
 
     /// Normalized paths by raw path: the same paths come back again and again (bounded; cleared when full).
@@ -79,6 +126,24 @@ final class ReportBuilder {
         }
     }
 
+    /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
+    /// permutation's cycles: one row moved at a time, no second array of rows).
+    static func permute(_ rows: inout [ReportGroup], by source: [Int]) {
+        var source = source
+        for start in source.indices where source[start] != start {
+            let first = rows[start]
+            var i = start
+            while source[i] != start {
+                let next = source[i]
+                rows[i] = rows[next]
+                source[i] = i
+                i = next
+            }
+            rows[i] = first
+            source[i] = i
+        }
+    }
+
     /// Requests before responses; TLS client-to-server before server-to-client.
     static func order(_ record: HTTPMessageRecord) -> Int {
         switch record.kind {
@@ -97,7 +162,14 @@ final class ReportBuilder {
     /// Takes in a shard's groups, summary and records; `connection` maps the shard's connection numbers
     /// to the capture's (tshark's order of first packets).
     func merge(_ shard: ReportBuilder, connection: (Int, Int) -> Int) {
-        for (keys, totals) in shard.groups { groups[keys, default: GroupTotals()].add(totals) }
+        shard.lastSlot = -1
+        if groups.count == 0 {
+            // The first shard's table is taken over whole: no second copy of its groups.
+            swap(&groups, &shard.groups)
+        } else {
+            shard.groups.drain { keys, totals in groups[groups.slot(for: keys)].add(totals) }
+        }
+        lastSlot = -1
         totals.add(shard.totals)
         summary.add(shard.summary)
         messages.reserveCapacity(messages.count + shard.messages.count)
@@ -111,9 +183,13 @@ final class ReportBuilder {
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
         // Sort small (total, keys) pairs, then build the rows: the totals are large structs to move around.
-        var order = groups.map { (total: $0.value.totalBytes, keys: $0.key) }
-        order.sort { a, b in a.total != b.total ? a.total > b.total : a.keys.lexicographicallyPrecedes(b.keys) }
-        let rows = order.map { ReportGroup(keys: $0.keys, totals: groups[$0.keys]!) }
+        let keys = groups.keys
+        var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
+        order.sort { a, b in
+            a.total != b.total ? a.total > b.total : keys[a.slot].lexicographicallyPrecedes(keys[b.slot])
+        }
+        var rows = groups.drainRows()
+        Self.permute(&rows, by: order.map(\.slot))
         var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
         if options.keepMessages {
             // Sorted in place and handed over, so the records exist once.
@@ -128,11 +204,13 @@ final class ReportBuilder {
         var normalizedCount: Int?
         if countNormalized, let column = options.groupBy.firstIndex(of: .path) {
             let collapse = PathNormalizer(collapseIdentifiers: true)
-            normalizedCount = Set(groups.keys.map { keys -> [String] in
-                var normalized = keys
-                normalized[column] = collapse.normalize(keys[column])
-                return normalized
-            }).count
+            // Few distinct normalized keys: the set stays small while the groups are walked.
+            var normalized = Set<[String]>()
+            for var key in keys {
+                key[column] = collapse.normalize(key[column])
+                normalized.insert(key)
+            }
+            normalizedCount = normalized.count
         }
         return TrafficReport(
             captures: captures, groupBy: options.groupBy, groups: rows, totals: totals, summary: summary,

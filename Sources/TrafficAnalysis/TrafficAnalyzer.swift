@@ -107,7 +107,8 @@ public enum TrafficAnalyzer {
         }
         var global = firstPackets.map { [Int](repeating: 0, count: $0.byLocal.count) }
         for (number, entry) in order.enumerated() { global[entry.shard][entry.local] = number }
-        for (shard, shardBuilder) in shards.enumerated() {
+        // The largest shard first: its groups are taken over whole, the others merged into them.
+        for (shard, shardBuilder) in shards.enumerated().sorted(by: { $0.element.groupCount > $1.element.groupCount }) {
             builder.merge(shardBuilder) { recordCapture, local in
                 recordCapture == capture && local < global[shard].count ? global[shard][local] : local
             }

@@ -3,26 +3,43 @@ import TrafficCapture
 import TrafficReassembly
 import TrafficWire
 
-/// Spreads connections over worker threads by a hash of their endpoints (`--jobs`): the reading
-/// thread decodes packets and copies each segment into its shard's batch; each worker runs its own
-/// reassembler and HTTP stages on whole connections, so no state is shared between workers.
+/// Spreads connections over threads by a hash of their endpoints (`--jobs`): shard 0 runs on the
+/// reading thread itself, on the packet as read; the reading thread copies every other shard's segments
+/// into that shard's batch for its worker thread. Each shard has its own reassembler and HTTP stages on
+/// whole connections, so no state is shared between threads.
+///
+/// The reading thread also reads and decodes every packet and copies the other shards' segments, so
+/// its own shard gets half a worker's share of connections: with two jobs, a third of them.
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the
 /// reader and the worker. Each worker's clock is the capture time of the packets it sees, so idle
 /// connections expire as they would in one reassembler, up to a batch's worth of time.
 final class ShardedSegmentSink: SegmentSink {
+    private static let buckets: UInt64 = 1024
+    private let local: TCPReassembler
     private let workers: [ShardWorker]
     private var filling: [SegmentBatch]
+    /// Hash buckets (of `buckets`) whose connections stay on the reading thread.
+    private let localBuckets: UInt64
 
-    /// `makeReassembler(shard)` builds a worker's reassembler; it is used only on that worker's thread.
+    /// `makeReassembler(shard)` builds a shard's reassembler, called for shards 0, 1, … in order; shard 0's
+    /// is used on the calling thread, every other one only on its worker's thread.
     init(shards: Int, makeReassembler: (Int) -> TCPReassembler) {
-        workers = (0..<shards).map { ShardWorker(reassembler: makeReassembler($0)) }
+        precondition(shards >= 2, "one shard is LocalSegmentSink")
+        local = makeReassembler(0)
+        workers = (1..<shards).map { ShardWorker(reassembler: makeReassembler($0)) }
+        localBuckets = Self.buckets / UInt64(2 * shards - 1)
         filling = workers.map { $0.freeBatches.pop()! }
         for worker in workers { worker.start() }
     }
 
     func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int) {
-        let shard = Self.shard(segment.source, segment.destination, count: workers.count)
+        let hash = Self.hash(segment.source, segment.destination)
+        if hash % Self.buckets < localBuckets {
+            local.process(segment, time: time, packetIndex: packetIndex)
+            return
+        }
+        let shard = Int((hash / Self.buckets) % UInt64(workers.count))
         let batch = filling[shard]
         batch.append(segment, time: time, packetIndex: packetIndex)
         if batch.isFull { hand(shard, time: time) }
@@ -40,27 +57,27 @@ final class ShardedSegmentSink: SegmentSink {
             worker.inbox.push(filling[shard])
             worker.inbox.close()
         }
+        local.finish()
         for worker in workers { worker.join() }
     }
 
-    var connectionCount: Int { workers.reduce(0) { $0 + $1.reassembler.connectionCount } }
+    var connectionCount: Int { workers.reduce(local.connectionCount) { $0 + $1.reassembler.connectionCount } }
 
     var anomalies: [Int] {
-        workers.map(\.reassembler.anomalies).reduce(into: [Int](repeating: 0, count: TCPAnomaly.allCases.count)) {
+        ([local.anomalies] + workers.map(\.reassembler.anomalies)).reduce(into: [Int](repeating: 0, count: TCPAnomaly.allCases.count)) {
             for i in $0.indices { $0[i] += $1[i] }
         }
     }
 
-    /// The same shard for both directions: the endpoints' hashes are combined symmetrically.
-    static func shard(_ a: Endpoint, _ b: Endpoint, count: Int) -> Int {
+    /// The same hash for both directions: the endpoints' hashes are combined symmetrically.
+    static func hash(_ a: Endpoint, _ b: Endpoint) -> UInt64 {
         func mix(_ e: Endpoint) -> UInt64 {
             var x = e.address.high &* 0x9E37_79B9_7F4A_7C15 ^ e.address.low &* 0xC2B2_AE3D_27D4_EB4F
             x ^= UInt64(e.port) &* 0x1656_67B1_9E37_79F9
             x ^= x >> 29
             return x &* 0xBF58_476D_1CE4_E5B9
         }
-        var h = mix(a) ^ mix(b)
-        h ^= h >> 32
-        return Int(h % UInt64(count))
+        let h = mix(a) ^ mix(b)
+        return h ^ (h >> 32)
     }
 }

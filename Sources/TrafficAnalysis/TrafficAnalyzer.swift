@@ -71,7 +71,8 @@ public enum TrafficAnalyzer {
         return { info in ProtocolSniffer(info: info, stages: stages) }
     }
 
-    /// One capture on `jobs` worker threads; their groups, summaries and records are merged into `builder`.
+    /// One capture in `jobs` shards (the reading thread and `jobs − 1` workers); their groups, summaries and
+    /// records are merged into `builder`.
     private static func analyzeSharded(
         path: String, capture: Int, jobs: Int, builder: ReportBuilder, options: ReportOptions,
         analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?

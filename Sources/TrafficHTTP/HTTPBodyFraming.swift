@@ -13,6 +13,7 @@ enum HTTPBodyFraming: Equatable {
     /// non-digit, an empty list, differing values or a value above `Int.max` (2^63 − 1) are malformed.
     static func contentLength(_ list: String?) -> ContentLength {
         guard let list else { return .absent }
+        if let single = singleLength(list) { return .valid(single) }
         var result: Int? = nil
         for element in list.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
             var digits = element[...]
@@ -35,8 +36,23 @@ enum HTTPBodyFraming: Equatable {
         return .valid(result)
     }
 
+    /// The common case, one plain run of at most 18 digits (no overflow possible), without splitting.
+    private static func singleLength(_ list: String) -> Int? {
+        list.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+            var value = 0
+            for b in bytes {
+                let d = b &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                value = value * 10 + Int(d)
+            }
+            return value
+        } ?? nil
+    }
+
     /// Whether `chunked` is the last transfer coding (RFC 9112 §6.3 items 3 and 4).
     static func isChunkedLast(_ list: String) -> Bool {
+        if list == "chunked" { return true }
         let last = list.utf8.split(separator: UInt8(ascii: ",")).last { element in
             element.contains { !HTTPBytes.isWhitespace($0) }
         }

@@ -185,7 +185,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         }
     }
 
-    private func messageCompleted(_ record: HTTPMessageRecord, _ direction: Direction) {
+    private func messageCompleted(_ record: consuming HTTPMessageRecord, _ direction: Direction) {
         var record = record
         record.segmentHeaderBytes += parser(direction).headerShare
         parser(direction).headerShare = 0
@@ -198,7 +198,6 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         }
         currentRequest = nil
         if exchange.paired || exchange.unpairable {
-            var record = record
             record.paired = exchange.paired
             emitRecord(record)
         } else {
@@ -208,7 +207,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     /// A message ended by a gap or the end of the stream, possibly before its head was complete.
-    private func ended(_ record: HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
+    private func ended(_ record: consuming HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
         var record = record
         if needsIdentity {
             if direction == .clientToServer {
@@ -285,8 +284,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     private func releaseHeldRequest(_ exchange: HTTPExchange) {
-        guard var held = exchange.heldRecord else { return }
-        exchange.heldRecord = nil
+        guard var held = exchange.heldRecord.take() else { return }
         held.paired = exchange.paired
         emitRecord(held)
     }

@@ -119,7 +119,10 @@ extension HTTPMessageParser {
         inMessage = false
         state = tunnelAfterMessage ? .tunnel : .startLine
         tunnelAfterMessage = false
-        return record
+        // Handed over, not copied (no retain of every string); the next message starts from the template.
+        var done = template
+        swap(&done, &record)
+        return done
     }
 
     /// Records a gap of `count` bytes inside the current body: counted as missing, never as body.

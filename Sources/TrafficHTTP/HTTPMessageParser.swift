@@ -41,7 +41,7 @@ final class HTTPMessageParser {
     let limits: HTTPLimits
     let scratch: DecodingScratch
     /// Connection, client, server and kind pre-filled; copied at each message start.
-    private let template: HTTPMessageRecord
+    let template: HTTPMessageRecord
 
     var state = State.startLine
     var counts = HTTPByteCounts()

@@ -74,10 +74,20 @@ public struct HTTPMessageRecord: Sendable {
     /// `bodyBytes` or `encodedBodyBytes`, which count captured bytes only; the body's size on the wire is
     /// `bodyBytes + missingBytes`.
     public var missingBytes: Int = 0
-    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes &+ (tls?.recordBytes ?? 0) }
+    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes &+ (tlsStorage?.value.recordBytes ?? 0) }
 
     /// For `kind == .tls` only.
-    public var tls: TLSBytes?
+    public var tls: TLSBytes? {
+        get { tlsStorage?.value }
+        set { tlsStorage = newValue.map(TLSBox.init) }
+    }
+    /// Boxed (and replaced on every change, so records keep value semantics): HTTP records, the many,
+    /// carry and copy 8 bytes instead of the TLS fields.
+    private var tlsStorage: TLSBox?
+    private final class TLSBox: Sendable {
+        let value: TLSBytes
+        init(_ value: TLSBytes) { self.value = value }
+    }
 
     // Connection overhead (`--overhead`); all zero unless the analysis attributes it.
     /// Frame bytes of the SYN, SYN-ACK and completing ACK, on the first exchange of the connection.

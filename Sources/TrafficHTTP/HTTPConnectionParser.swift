@@ -127,9 +127,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             case .head:
                 parser.headerShare += share(upTo: offset)
                 headCompleted(direction)
-            case .message(let record):
+            case .message:
                 parser.headerShare += share(upTo: offset)
-                messageCompleted(record, direction)
+                messageCompleted(parser.takeRecord(), direction)
             }
         }
     }
@@ -164,7 +164,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             let exchange = openExchange()
             let framing: HTTPBodyFraming =
                 exchange.isHTTP09 ? .none : .forRequest(requests.fields, record: &requests.record)
-            if let done = requests.beginBody(framing) { messageCompleted(done, .clientToServer) }
+            if requests.beginBody(framing) { messageCompleted(requests.takeRecord(), .clientToServer) }
             return
         }
         let status = responses.record.status ?? 200
@@ -176,7 +176,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
         if switching { responses.record.flag(status == 101 ? "upgrade" : "tunnel") }
         if status >= 200 || status == 101 { exchange?.switchDecided = true }
-        if let done = responses.beginBody(framing) { messageCompleted(done, .serverToClient) }
+        if responses.beginBody(framing) { messageCompleted(responses.takeRecord(), .serverToClient) }
         if switching {
             responses.switchToTunnel()
             requests.switchToTunnel()

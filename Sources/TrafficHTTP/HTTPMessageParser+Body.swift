@@ -13,8 +13,9 @@ extension HTTPMessageParser {
 
     // MARK: Body
 
-    /// Sets up the body of the message whose head was just delivered. Returns the record when it has no body.
-    func beginBody(_ framing: HTTPBodyFraming) -> HTTPMessageRecord? {
+    /// Sets up the body of the message whose head was just delivered. Returns true when it has no body:
+    /// the message is complete (`takeRecord`).
+    func beginBody(_ framing: HTTPBodyFraming) -> Bool {
         precondition(inMessage && !headDelivered, "beginBody outside a head: state \(state)")
         headDelivered = true
         if framing != .none {
@@ -22,7 +23,8 @@ extension HTTPMessageParser {
         }
         switch framing {
         case .none:
-            return completeMessage(truncated: false)
+            finishMessage(truncated: false)
+            return true
         case .length(let n):
             remaining = n
             state = .fixedBody
@@ -32,11 +34,11 @@ extension HTTPMessageParser {
         case .untilClose:
             state = .closeBody
         }
-        return nil
+        return false
     }
 
-    /// Consumes body bytes; returns the record when the body ends.
-    func bodyStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> HTTPMessageRecord? {
+    /// Consumes body bytes; returns true when the body ended (the message is complete: `takeRecord`).
+    func bodyStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
         switch state {
         case .fixedBody:
             // O(1) per segment unless a content coding needs the bytes.
@@ -44,11 +46,13 @@ extension HTTPMessageParser {
             takeData(bytes, offset..<(offset + n))
             offset += n
             remaining -= n
-            return remaining == 0 ? completeMessage(truncated: false) : nil
+            guard remaining == 0 else { return false }
+            finishMessage(truncated: false)
+            return true
         case .closeBody:
             takeData(bytes, offset..<bytes.count)
             offset = bytes.count
-            return nil
+            return false
         case .chunkedBody:
             let start = offset
             switch chunked.consume(bytes, from: offset) {
@@ -61,7 +65,8 @@ extension HTTPMessageParser {
             case .done(let end):
                 record.bodyBytes += end - start
                 offset = end
-                return completeMessage(truncated: false)
+                finishMessage(truncated: false)
+                return true
             case .malformed(let end):
                 // A bad chunk-size line or missing CRLF: the framing is lost. The message ends here
                 // (incomplete) and the direction resynchronises at the next start line, like Zeek.
@@ -69,11 +74,11 @@ extension HTTPMessageParser {
                 offset = end
                 record.flag("malformed_chunk")
                 record.complete = false
-                let done = completeMessage(truncated: false)
+                finishMessage(truncated: false)
                 if state == .startLine, bytes[end - 1] != HTTPBytes.lf { state = .resync }
-                return done
+                return true
             }
-            return nil
+            return false
         default:
             preconditionFailure("bodyStep in state \(state)")
         }
@@ -97,6 +102,20 @@ extension HTTPMessageParser {
 
     /// Ends the current message and returns its record; the direction goes back to a message boundary.
     func completeMessage(truncated: Bool) -> HTTPMessageRecord {
+        finishMessage(truncated: truncated)
+        return takeRecord()
+    }
+
+    /// The completed message's record, handed over, not copied (no retain of every string); the next
+    /// message starts from the template anyway.
+    func takeRecord() -> HTTPMessageRecord {
+        var done = template
+        swap(&done, &record)
+        return done
+    }
+
+    /// Ends the current message in place; the direction goes back to a message boundary.
+    func finishMessage(truncated: Bool) {
         record.contentType = fields.contentType
         record.contentEncoding = fields.contentEncoding
         record.transferEncoding = fields.transferEncoding
@@ -119,10 +138,6 @@ extension HTTPMessageParser {
         inMessage = false
         state = tunnelAfterMessage ? .tunnel : .startLine
         tunnelAfterMessage = false
-        // Handed over, not copied (no retain of every string); the next message starts from the template.
-        var done = template
-        swap(&done, &record)
-        return done
     }
 
     /// Records a gap of `count` bytes inside the current body: counted as missing, never as body.

@@ -33,8 +33,9 @@ final class HTTPMessageParser {
         case needMore
         /// The head of the current message is complete: call `beginBody`.
         case head
-        /// The current message is complete.
-        case message(HTTPMessageRecord)
+        /// The current message is complete: take it with `takeRecord` (an event carrying the record
+        /// would copy it on every `parse` return, hundreds of bytes per segment).
+        case message
     }
 
     let isRequest: Bool
@@ -97,7 +98,7 @@ final class HTTPMessageParser {
             case .headers:
                 if headersStep(bytes, &offset) { return .head }
             case .fixedBody, .chunkedBody, .closeBody:
-                if let done = bodyStep(bytes, &offset) { return .message(done) }
+                if bodyStep(bytes, &offset) { return .message }
             case .tunnel:
                 counts.tunnelBytes += bytes.count - offset
                 offset = bytes.count

@@ -16,6 +16,13 @@ enum HTTPBytes {
 
     /// Index of the first LF in `bytes[start...]`, found with `memchr` (vectorised by libc).
     @inline(__always)
+    static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty,
+            let hit = memchr(base, Int32(byte), bytes.count)
+        else { return nil }
+        return UnsafeRawPointer(hit) - base
+    }
+
     static func firstLF(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start < bytes.count, let base = bytes.baseAddress else { return nil }
         guard let hit = memchr(base + start, Int32(lf), bytes.count - start) else { return nil }

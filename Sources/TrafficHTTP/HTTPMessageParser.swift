@@ -136,7 +136,8 @@ final class HTTPMessageParser {
     }
 
     func resetLine() {
-        line.removeAll(keepingCapacity: true)
+        // Most lines never touch the buffer (they are whole in one segment); removeAll is not free.
+        if !line.isEmpty { line.removeAll(keepingCapacity: true) }
         lineLength = 0
         lineSniffed = false
     }
@@ -294,7 +295,7 @@ final class HTTPMessageParser {
             return false
         }
         fields.fieldCount += 1
-        guard let colon = content.firstIndex(of: HTTPBytes.colon), colon > 0 else {
+        guard let colon = HTTPBytes.firstIndex(of: HTTPBytes.colon, in: content), colon > 0 else {
             record.flag("malformed_header")
             lastFieldIsCookie = false
             fields.lastName = nil

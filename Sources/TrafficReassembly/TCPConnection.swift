@@ -38,7 +38,7 @@ final class TCPConnection {
         let context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes,
             overheadBytes: isControl ? 0 : segment.headerBytes)
-        var stats = self[direction].stats
+        var stats = direction == .clientToServer ? clientToServer.stats : serverToClient.stats
         stats.packets += segment.frameCount
         stats.frameBytes += segment.frameBytes
         stats.payloadBytes += segment.payloadLength
@@ -52,10 +52,10 @@ final class TCPConnection {
             control = .handshake
             sawSYN = true
             dataSequence &+= 1  // the SYN occupies one sequence number (RFC 9293 §3.4)
-            if self[direction].synSequence == nil {
+            if stream(direction, \.synSequence) == nil {
                 self[direction].synSequence = segment.sequenceNumber
                 // A SYN fixes the stream's origin even if bytes were seen before it (capture reordering is rare).
-                if !self[direction].started { self[direction].start(at: segment.sequenceNumber &+ 1) }
+                if !stream(direction, \.started) { self[direction].start(at: segment.sequenceNumber &+ 1) }
             }
             if flags.contains(.ack), direction == .serverToClient { serverISN = segment.sequenceNumber }
         } else if flags.contains(.rst) || flags.contains(.fin) {
@@ -63,9 +63,9 @@ final class TCPConnection {
         }
 
         if segment.payloadLength > 0 {
-            if !self[direction].started { self[direction].start(at: dataSequence) }
-            let offset = self[direction].offset(of: dataSequence)
-            let next = self[direction].nextOffset
+            if !stream(direction, \.started) { self[direction].start(at: dataSequence) }
+            let offset = streamOffset(of: dataSequence, direction)
+            let next = stream(direction, \.nextOffset)
             if control == .none, segment.payloadLength <= 1, offset == next - 1 {
                 // A keep-alive probe repeats the last byte (or none) to poke the peer (RFC 9293 §3.8.4).
                 stats.ackPackets += segment.frameCount
@@ -125,15 +125,15 @@ final class TCPConnection {
                 stats.teardownPackets += segment.frameCount
                 stats.teardownBytes += segment.frameBytes
             case .none:
-                let other = self[direction.opposite]
+                let other = direction.opposite
                 if flags.contains(.ack), direction == .clientToServer, !handshakeCompleted, let serverISN,
                     segment.acknowledgmentNumber == serverISN &+ 1
                 {
                     handshakeCompleted = true
                     stats.handshakePackets += segment.frameCount
                     stats.handshakeBytes += segment.frameBytes
-                } else if flags.contains(.ack), let fin = other.finOffset, other.started,
-                    other.offset(of: segment.acknowledgmentNumber) > fin
+                } else if flags.contains(.ack), let fin = stream(other, \.finOffset), stream(other, \.started),
+                    streamOffset(of: segment.acknowledgmentNumber, other) > fin
                 {
                     stats.teardownPackets += segment.frameCount
                     stats.teardownBytes += segment.frameBytes
@@ -145,8 +145,8 @@ final class TCPConnection {
             }
         }
         // `add` delivered or skipped bytes meanwhile: those two counters are its, not the local copy's.
-        stats.deliveredBytes = self[direction].stats.deliveredBytes
-        stats.missingBytes = self[direction].stats.missingBytes
+        stats.deliveredBytes = stream(direction, \.stats.deliveredBytes)
+        stats.missingBytes = stream(direction, \.stats.missingBytes)
         self[direction].stats = stats
 
         if flags.contains(.fin) {
@@ -161,10 +161,10 @@ final class TCPConnection {
         // not by the network, and no retransmission will fill it. Give it up now instead of at close.
         if flags.contains(.ack), !streamsFinished {
             let other = direction.opposite
-            if self[other].started, let first = self[other].pending.first,
-                self[other].offset(of: segment.acknowledgmentNumber) >= first.offset
+            if stream(other, \.started), let first = firstPendingOffset(other),
+                streamOffset(of: segment.acknowledgmentNumber, other) >= first
             {
-                skip(to: first.offset, direction: other, time: time)
+                skip(to: first, direction: other, time: time)
                 drain(other, bufferedTotal: &bufferedTotal)
             }
         }
@@ -183,8 +183,9 @@ final class TCPConnection {
     /// Tells the handler about a pure ACK, with the position it acknowledges in the other direction.
     private func report(_ kind: TCPPacketEvent.Kind, direction: Direction, segment: TCPSegment, time: CaptureTime) {
         guard let handler else { return }
-        let other = self[direction.opposite]
-        let acknowledged = other.started && segment.flags.contains(.ack) ? other.offset(of: segment.acknowledgmentNumber) : 0
+        let other = direction.opposite
+        let acknowledged = stream(other, \.started) && segment.flags.contains(.ack)
+            ? streamOffset(of: segment.acknowledgmentNumber, other) : 0
         handler.packet(TCPPacketEvent(
             kind: kind, direction: direction, frameBytes: segment.frameBytes, streamOffset: acknowledged, time: time))
     }
@@ -195,8 +196,8 @@ final class TCPConnection {
                      limits: TCPReassemblyLimits, bufferedTotal: inout Int, anomalies: inout [Int]) -> (Int, Int) {
         let end = offset + Int64(segment.payloadLength)
         let capturedEnd = offset + Int64(segment.payload.count)
-        let next = self[direction].nextOffset
-        if self[direction].pending.isEmpty, offset <= next, !streamsFinished {
+        let next = stream(direction, \.nextOffset)
+        if firstPendingOffset(direction) == nil, offset <= next, !streamsFinished {
             // The common case, in order with nothing held back: straight from the packet, no copy, no allocation.
             guard end > next else { return (0, 0) }
             if capturedEnd > next {
@@ -318,6 +319,23 @@ final class TCPConnection {
         summary.sawRST = sawRST
         summary.evicted = evicted
         return summary
+    }
+
+    // Field reads of one direction's state without the subscript's getter, which copies the whole state
+    // (stats, and a retain of `pending`) for every read on the per-packet path.
+    @inline(__always)
+    private func stream<T>(_ direction: Direction, _ field: (TCPStreamState) -> T) -> T {
+        direction == .clientToServer ? field(clientToServer) : field(serverToClient)
+    }
+
+    @inline(__always)
+    private func streamOffset(of sequence: UInt32, _ direction: Direction) -> Int64 {
+        direction == .clientToServer ? clientToServer.offset(of: sequence) : serverToClient.offset(of: sequence)
+    }
+
+    @inline(__always)
+    private func firstPendingOffset(_ direction: Direction) -> Int64? {
+        direction == .clientToServer ? clientToServer.pending.first?.offset : serverToClient.pending.first?.offset
     }
 
     subscript(direction: Direction) -> TCPStreamState {

@@ -20,28 +20,31 @@ public struct PathNormalizer: Sendable {
             }
         }
         guard collapseIdentifiers, path.utf8.first == UInt8(ascii: "/") else { return path }
-        // One pass over the bytes; a path without identifiers is returned as it is, unallocated.
+        // Integer offsets over the UTF-8 bytes: String indices and Substrings cost far more, and this
+        // runs for every distinct path (and every group, to count what normalizing would merge).
+        if let collapsed = path.utf8.withContiguousStorageIfAvailable(Self.collapse) { return collapsed ?? path }
+        var contiguous = path
+        contiguous.makeContiguousUTF8()
+        return contiguous.utf8.withContiguousStorageIfAvailable(Self.collapse)! ?? path
+    }
+
+    /// The path with identifier segments replaced by `{id}`; nil when it has none (one pass, no allocation).
+    private static func collapse(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var output: [UInt8]? = nil
-        let utf8 = path.utf8
-        var start = utf8.startIndex
-        var index = utf8.startIndex
-        while true {
-            let atEnd = index == utf8.endIndex
-            if atEnd || utf8[index] == UInt8(ascii: "/") {
-                let segment = path[start..<index]
-                if !segment.isEmpty, Self.isIdentifier(segment) {
-                    if output == nil { output = Array(utf8[utf8.startIndex..<start]) }
-                    output!.append(contentsOf: "{id}".utf8)
-                } else if output != nil {
-                    output!.append(contentsOf: utf8[start..<index])
-                }
-                if atEnd { break }
-                output?.append(UInt8(ascii: "/"))
-                start = utf8.index(after: index)
+        var start = 0
+        for index in 0...bytes.count {
+            guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            if !segment.isEmpty, isIdentifier(segment) {
+                if output == nil { output = Array(bytes[0..<start]) }
+                output!.append(contentsOf: "{id}".utf8)
+            } else if output != nil {
+                output!.append(contentsOf: segment)
             }
-            index = utf8.index(after: index)
+            if index < bytes.count { output?.append(UInt8(ascii: "/")) }
+            start = index + 1
         }
-        return output.map { String(decoding: $0, as: UTF8.self) } ?? path
+        return output.map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func matches(_ segments: [Substring], _ template: [Substring]) -> Bool {
@@ -57,20 +60,25 @@ public struct PathNormalizer: Sendable {
     }
 
     /// Decimal numbers, UUIDs, long hex strings, long base64/base64url tokens, and ISO dates.
-    static func isIdentifier(_ segment: Substring) -> Bool {
-        // Short words (`api`, `v1`, `users`) are the common case and never identifiers unless all digits.
-        if segment.utf8.count < 10 { return segment.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
-        let bytes = Array(segment.utf8)
-        guard !bytes.isEmpty else { return false }
+    static func isIdentifier(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
         func isHex(_ b: UInt8) -> Bool { isDigit(b) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x66) }
         func isLetter(_ b: UInt8) -> Bool { b | 0x20 >= 0x61 && b | 0x20 <= 0x7a }
+        guard !bytes.isEmpty else { return false }
         if bytes.allSatisfy(isDigit) { return true }
+        // Short words (`api`, `v1`, `users`) are the common case and never identifiers unless all digits.
+        if bytes.count < 10 { return false }
         // UUID: 8-4-4-4-12 hex digits.
-        if bytes.count == 36, [8, 13, 18, 23].allSatisfy({ bytes[$0] == 0x2d }),
-            bytes.enumerated().allSatisfy({ [8, 13, 18, 23].contains($0.offset) || isHex($0.element) })
-        {
-            return true
+        if bytes.count == 36 {
+            var uuid = true
+            for (i, b) in bytes.enumerated() {
+                let dash = i == 8 || i == 13 || i == 18 || i == 23
+                if dash ? b != 0x2d : !isHex(b) {
+                    uuid = false
+                    break
+                }
+            }
+            if uuid { return true }
         }
         // Dates: 2024-01-31 or 20240131 (the latter is already all digits).
         if bytes.count == 10, bytes[4] == 0x2d, bytes[7] == 0x2d,
@@ -80,8 +88,10 @@ public struct PathNormalizer: Sendable {
         }
         if bytes.count >= 16, bytes.allSatisfy(isHex), bytes.contains(where: isDigit) { return true }
         // Tokens: long runs of base64/base64url characters mixing letters and digits.
-        let tokenCharacters = bytes.allSatisfy { isLetter($0) || isDigit($0) || $0 == 0x2d || $0 == 0x5f || $0 == 0x2b || $0 == 0x3d }
-        if bytes.count >= 20, tokenCharacters, bytes.contains(where: isDigit), bytes.contains(where: isLetter) {
+        if bytes.count >= 20,
+            bytes.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 0x2d || $0 == 0x5f || $0 == 0x2b || $0 == 0x3d }),
+            bytes.contains(where: isDigit), bytes.contains(where: isLetter)
+        {
             return true
         }
         return false

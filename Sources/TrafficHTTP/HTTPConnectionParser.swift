@@ -213,10 +213,12 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             if direction == .clientToServer {
                 // The parser's record is what was parsed; identity comes from its fields so far.
                 requests.record = record
+                requests.recordIsFresh = false
                 _ = openExchange()
                 record = requests.record
             } else {
                 responses.record = record
+                responses.recordIsFresh = false
                 _ = pairResponse(final: (record.status ?? 200) >= 200 || record.status == 101)
                 record = responses.record
             }

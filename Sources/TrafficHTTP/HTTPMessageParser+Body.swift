@@ -111,6 +111,7 @@ extension HTTPMessageParser {
     func takeRecord() -> HTTPMessageRecord {
         var done = template
         swap(&done, &record)
+        recordIsFresh = true
         return done
     }
 

@@ -65,6 +65,9 @@ final class HTTPMessageParser {
 
     // The message being parsed.
     var record: HTTPMessageRecord
+    /// `record` is an untouched copy of the template (`takeRecord` left one): the next message need not
+    /// copy the template again. Whoever writes `record` outside a message must clear it.
+    var recordIsFresh = true
     private(set) var fields = HTTPHeadFields()
     var inMessage = false
     /// Whether `.head` was returned for the current message (the caller has given it an identity).
@@ -213,7 +216,8 @@ final class HTTPMessageParser {
     }
 
     private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
-        record = template
+        if !recordIsFresh { record = template }
+        recordIsFresh = false
         record.time = lineTime
         record.streamOffset = lineStart
         record.lineBytes = lineBytes
@@ -242,7 +246,8 @@ final class HTTPMessageParser {
 
     /// Starts the raw response to an HTTP/0.9 request: no head, everything until close is body.
     func beginRawResponse(time: CaptureTime, position: Int) {
-        record = template
+        if !recordIsFresh { record = template }
+        recordIsFresh = false
         record.time = time
         record.streamOffset = position
         record.version = HTTPStartLine.http09

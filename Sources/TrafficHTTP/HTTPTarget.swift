@@ -48,6 +48,36 @@ struct HTTPTarget: Equatable {
     }
 
     private static func originForm(_ target: String, host: String) -> HTTPTarget {
+        // Byte offsets of `?` and `#` first (String indices are slow to walk); most targets have neither
+        // and are the path as they are, without a copy.
+        var end = -1
+        var question = -1
+        let scanned: Void? = target.utf8.withContiguousStorageIfAvailable { bytes in
+            for (i, byte) in bytes.enumerated() {
+                if byte == UInt8(ascii: "#") {
+                    end = i
+                    break
+                }
+                if byte == UInt8(ascii: "?"), question < 0 { question = i }
+            }
+        }
+        guard scanned != nil else { return slowOriginForm(target, host: host) }
+        if end < 0 {
+            if question < 0 { return HTTPTarget(host: host, path: target, query: nil) }
+            end = target.utf8.count
+        }
+        let utf8 = target.utf8
+        let endIndex = utf8.index(utf8.startIndex, offsetBy: end)
+        guard question >= 0, question < end else {
+            return HTTPTarget(host: host, path: String(target[..<endIndex]), query: nil)
+        }
+        let questionIndex = utf8.index(utf8.startIndex, offsetBy: question)
+        return HTTPTarget(
+            host: host, path: String(target[..<questionIndex]),
+            query: String(target[utf8.index(after: questionIndex)..<endIndex]))
+    }
+
+    private static func slowOriginForm(_ target: String, host: String) -> HTTPTarget {
         let utf8 = target.utf8
         var end = utf8.endIndex
         var question: String.Index?
@@ -67,9 +97,10 @@ struct HTTPTarget: Equatable {
     /// Lower-cases and drops an empty or default port (`Example.COM:80` → `example.com`, `[::1]:80` → `[::1]`).
     static func normalizedHost(_ raw: String, defaultPort: String) -> String {
         // The common case, a lower-case name without a port, needs no work.
-        if !raw.utf8.contains(where: { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5a) || $0 >= 0x80 }) {
-            return raw
+        let plain = raw.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5a) || $0 >= 0x80 }
         }
+        if plain == true { return raw }
         let host = raw.lowercased()
         let portSeparator: String.Index?
         if host.hasPrefix("[") {

@@ -67,9 +67,13 @@ enum HTTPBodyFraming: Equatable {
     /// Request framing (RFC 9112 §6.3 items 3–7). A malformed `Content-Length` gives no body: a server
     /// would answer 400 and close, so the bytes after the head are not trusted as a body; they are
     /// resynchronised over (non-HTTP bytes) until the next request line.
-    static func forRequest(_ fields: HTTPHeadFields, record: inout HTTPMessageRecord) -> HTTPBodyFraming {
-        let length = contentLength(fields.contentLengthList)
-        if let te = fields.transferEncodingList {
+    ///
+    /// Only the two lists are passed: copying the whole `HTTPHeadFields` retains every string in it.
+    static func forRequest(
+        contentLength contentLengthList: String?, transferEncoding: String?, record: inout HTTPMessageRecord
+    ) -> HTTPBodyFraming {
+        let length = contentLength(contentLengthList)
+        if let te = transferEncoding {
             if length != .absent { record.flag("te_and_cl") }
             if isChunkedLast(te) { return .chunked }
             // Item 4: a request whose last coding is not chunked has no determinable length; the
@@ -90,12 +94,13 @@ enum HTTPBodyFraming: Equatable {
     /// (`GET` when unknown). A malformed `Content-Length` makes the body close-delimited, as Zeek and
     /// tshark do: nothing after it can be trusted to be a new response.
     static func forResponse(
-        status: Int, requestMethod: String, _ fields: HTTPHeadFields, record: inout HTTPMessageRecord
+        status: Int, requestMethod: String, contentLength contentLengthList: String?, transferEncoding: String?,
+        record: inout HTTPMessageRecord
     ) -> HTTPBodyFraming {
         if status < 200 || status == 204 || status == 304 || requestMethod == "HEAD" { return .none }
         if requestMethod == "CONNECT", status < 300 { return .none }
-        let length = contentLength(fields.contentLengthList)
-        if let te = fields.transferEncodingList {
+        let length = contentLength(contentLengthList)
+        if let te = transferEncoding {
             if length != .absent { record.flag("te_and_cl") }
             return isChunkedLast(te) ? .chunked : .untilClose
         }

@@ -163,7 +163,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         if direction == .clientToServer {
             let exchange = openExchange()
             let framing: HTTPBodyFraming =
-                exchange.isHTTP09 ? .none : .forRequest(requests.fields, record: &requests.record)
+                exchange.isHTTP09 ? .none : .forRequest(
+                    contentLength: requests.fields.contentLengthList,
+                    transferEncoding: requests.fields.transferEncodingList, record: &requests.record)
             if requests.beginBody(framing) { messageCompleted(requests.takeRecord(), .clientToServer) }
             return
         }
@@ -171,7 +173,8 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         let exchange = pairResponse(final: status >= 200 || status == 101)
         let method = exchange?.method ?? "GET"
         let framing = HTTPBodyFraming.forResponse(
-            status: status, requestMethod: method, responses.fields, record: &responses.record)
+            status: status, requestMethod: method, contentLength: responses.fields.contentLengthList,
+            transferEncoding: responses.fields.transferEncodingList, record: &responses.record)
         // RFC 9110 §15.2.2 (101) and §9.3.6 (CONNECT 2xx): both directions leave HTTP after this head.
         let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
         if switching { responses.record.flag(status == 101 ? "upgrade" : "tunnel") }
@@ -228,14 +231,13 @@ public final class HTTPConnectionParser: TCPStreamHandler {
 
     /// Gives the request being parsed its index, host, path and query, and queues it for a response.
     private func openExchange() -> HTTPExchange {
-        let fields = requests.fields
         let method = requests.record.method
         let target = HTTPTarget.resolve(
-            method: method, target: fields.target, hostField: fields.host, defaultHost: defaultHost)
+            method: method, target: requests.fields.target, hostField: requests.fields.host, defaultHost: defaultHost)
         let exchange = HTTPExchange(
             index: nextIndex, method: method, host: target.host, path: target.path, query: target.query,
             isHTTP09: requests.record.version == HTTPStartLine.http09,
-            wantsSwitch: method == "CONNECT" || fields.upgrade != nil)
+            wantsSwitch: method == "CONNECT" || requests.fields.upgrade != nil)
         nextIndex += 1
         requests.record.index = exchange.index
         requests.record.host = target.host

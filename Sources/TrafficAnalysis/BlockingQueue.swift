@@ -1,11 +1,9 @@
-import Foundation
-
 /// A FIFO between two threads; `pop` blocks until an item arrives or the queue is closed and empty.
 final class BlockingQueue<Element>: @unchecked Sendable {
     private var items: [Element] = []
     private var head = 0
     private var closed = false
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
 
     func push(_ item: Element) {
         condition.lock()

@@ -23,7 +23,10 @@ public struct SideTotals: Sendable, Equatable {
     public var teardownBytes = 0
     public var packetOverheadBytes = 0
     public var retransmittedBytes = 0
-    public var wireBytes = 0
+    /// Everything together, as each record's `wireBytes` sums it (derived: one field less per group).
+    public var wireBytes: Int {
+        bytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
+    }
 
     public init() {}
 
@@ -39,7 +42,6 @@ public struct SideTotals: Sendable, Equatable {
         teardownBytes &+= record.teardownBytes
         packetOverheadBytes &+= record.packetOverheadBytes
         retransmittedBytes &+= record.retransmittedBytes
-        wireBytes &+= record.wireBytes
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded
             if record.contentEncoding != nil {
@@ -67,7 +69,6 @@ public struct SideTotals: Sendable, Equatable {
         teardownBytes &+= other.teardownBytes
         packetOverheadBytes &+= other.packetOverheadBytes
         retransmittedBytes &+= other.retransmittedBytes
-        wireBytes &+= other.wireBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

@@ -1,4 +1,3 @@
-import Foundation
 import TrafficCapture
 import TrafficReassembly
 import TrafficWire

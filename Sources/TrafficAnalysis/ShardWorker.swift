@@ -1,4 +1,3 @@
-import Foundation
 import TrafficCapture
 import TrafficReassembly
 import TrafficWire
@@ -8,8 +7,7 @@ final class ShardWorker: @unchecked Sendable {
     let reassembler: TCPReassembler
     let inbox = BlockingQueue<SegmentBatch>()
     let freeBatches = BlockingQueue<SegmentBatch>()
-    private let done = NSCondition()
-    private var finished = false
+    private var thread: WorkerThread?
 
     /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~4 MiB each).
     init(reassembler: TCPReassembler) {
@@ -18,9 +16,9 @@ final class ShardWorker: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.stackSize = 8 << 20
+        let thread = WorkerThread { [self] in run() }
         thread.start()
+        self.thread = thread
     }
 
     private func run() {
@@ -42,15 +40,7 @@ final class ShardWorker: @unchecked Sendable {
             freeBatches.push(batch)
         }
         reassembler.finish()
-        done.lock()
-        finished = true
-        done.signal()
-        done.unlock()
     }
 
-    func join() {
-        done.lock()
-        while !finished { done.wait() }
-        done.unlock()
-    }
+    func join() { thread?.join() }
 }

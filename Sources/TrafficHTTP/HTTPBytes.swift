@@ -63,9 +63,16 @@ enum HTTPBytes {
 
     /// Case-insensitive comparison with a lower-case ASCII literal.
     static func equalsLowercase(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        for i in 0..<bytes.count where lower(bytes[i]) != expected[i] { return false }
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        let expected = literal.utf8Start
+        // Runs for most field lines of every message: raw loads, and case folding only on a mismatch.
+        for i in 0..<count {
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            let e = expected[i]
+            if b != e, !(e >= 0x61 && e <= 0x7A && b == e &- 0x20) { return false }
+        }
         return true
     }
 

@@ -33,7 +33,7 @@ extension AnalyzeReport {
         t.request.lineBytes + t.request.headerBytes + t.response.lineBytes + t.response.headerBytes
     }
 
-    func groupsTable(width: Int) -> String {
+    func groupsTable(width: Int, chunkBytes: Int, to write: (String) -> Void) {
         var columns = report.groupBy.map { TextTable.Column($0.rawValue, .left, shrinkable: $0 == .path || $0 == .host) }
         columns += [
             .init("reqs", dropOrder: 2), .init("sent"), .init("received"), .init("head", dropOrder: 3),
@@ -55,15 +55,19 @@ extension AnalyzeReport {
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
         table.footer = [row(totalKeys, report.totals)]
-        var text = table.render(width: width)
-        if color, let newline = text.firstIndex(of: "\n") {
-            text = bold(String(text[..<newline])) + String(text[newline...])
+        var first = true
+        table.render(width: width, chunkBytes: chunkBytes) { text in
+            if first, color, let newline = text.firstIndex(of: "\n") {
+                write(bold(String(text[..<newline])) + String(text[newline...]))
+            } else {
+                write(text)
+            }
+            first = false
         }
-        text += summaryLines(width: width)
-        return text
+        write(summaryLines(width: width))
     }
 
-    func messagesTable(width: Int) -> String {
+    func messagesTable(width: Int, chunkBytes: Int, to write: (String) -> Void) {
         var table = TextTable(columns: [
             .init("conn", dropOrder: 3), .init("#", dropOrder: 2), .init("kind", .left), .init("method", .left),
             .init("status"), .init("host", .left, shrinkable: true, dropOrder: 1), .init("path", .left, shrinkable: true),
@@ -76,7 +80,8 @@ extension AnalyzeReport {
                 r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
             ])
         }
-        return table.render(width: width) + summaryLines(width: width)
+        table.render(width: width, chunkBytes: chunkBytes, to: write)
+        write(summaryLines(width: width))
     }
 
     /// Breaks a summary line at `; ` or spaces so that it fits the terminal.

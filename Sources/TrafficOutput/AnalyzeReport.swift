@@ -26,40 +26,54 @@ public struct AnalyzeReport {
 
     /// The numeric columns of a group, in contract order: counts, side totals, total, then additions.
     public static func groupFields(_ t: GroupTotals) -> [(name: String, value: Int)] {
-        var fields: [(String, Int)] = [
-            ("requests", t.requests), ("responses", t.responses),
-            ("request_bytes", t.request.bytes), ("response_bytes", t.response.bytes),
-        ]
-        for (prefix, side) in [("request", t.request), ("response", t.response)] {
-            fields += [
-                ("\(prefix)_line_bytes", side.lineBytes), ("\(prefix)_header_bytes", side.headerBytes),
-                ("\(prefix)_cookie_bytes", side.cookieBytes), ("\(prefix)_body_bytes", side.bodyBytes),
-                ("\(prefix)_decoded_body_bytes", side.decodedBodyBytes),
-            ]
-        }
-        fields.append(("total_bytes", t.totalBytes))
-        // Additions after the contract's columns.
-        fields += [
-            ("compression_saving_bytes", t.request.compressionSavingBytes + t.response.compressionSavingBytes),
-            ("tunnel_bytes", t.request.tunnelBytes + t.response.tunnelBytes),
-            ("incomplete_messages", t.incomplete),
-        ]
-        // Connection overhead (issue 6), at the end; zero unless chosen with --overhead.
-        fields += [
-            ("handshake_bytes", t.request.handshakeBytes + t.response.handshakeBytes),
-            ("teardown_bytes", t.request.teardownBytes + t.response.teardownBytes),
-            ("packet_overhead_bytes", t.request.packetOverheadBytes + t.response.packetOverheadBytes),
-            ("retransmitted_bytes", t.request.retransmittedBytes + t.response.retransmittedBytes),
-            ("wire_bytes", t.request.wireBytes + t.response.wireBytes),
-        ]
-        return fields
+        groupColumns.map { ($0.name, $0.value(t)) }
     }
 
+    /// `groupFields` as names and accessors, so that rendering thousands of groups neither rebuilds
+    /// the names nor allocates a list per group.
+    static let groupColumns: [(name: String, value: @Sendable (GroupTotals) -> Int)] = [
+        ("requests", { $0.requests }), ("responses", { $0.responses }),
+        ("request_bytes", { $0.request.bytes }), ("response_bytes", { $0.response.bytes }),
+        ("request_line_bytes", { $0.request.lineBytes }), ("request_header_bytes", { $0.request.headerBytes }),
+        ("request_cookie_bytes", { $0.request.cookieBytes }), ("request_body_bytes", { $0.request.bodyBytes }),
+        ("request_decoded_body_bytes", { $0.request.decodedBodyBytes }),
+        ("response_line_bytes", { $0.response.lineBytes }), ("response_header_bytes", { $0.response.headerBytes }),
+        ("response_cookie_bytes", { $0.response.cookieBytes }), ("response_body_bytes", { $0.response.bodyBytes }),
+        ("response_decoded_body_bytes", { $0.response.decodedBodyBytes }),
+        ("total_bytes", { $0.totalBytes }),
+        // Additions after the contract's columns.
+        ("compression_saving_bytes", { $0.request.compressionSavingBytes + $0.response.compressionSavingBytes }),
+        ("tunnel_bytes", { $0.request.tunnelBytes + $0.response.tunnelBytes }),
+        ("incomplete_messages", { $0.incomplete }),
+        // Connection overhead (issue 6), at the end; zero unless chosen with --overhead.
+        ("handshake_bytes", { $0.request.handshakeBytes + $0.response.handshakeBytes }),
+        ("teardown_bytes", { $0.request.teardownBytes + $0.response.teardownBytes }),
+        ("packet_overhead_bytes", { $0.request.packetOverheadBytes + $0.response.packetOverheadBytes }),
+        ("retransmitted_bytes", { $0.request.retransmittedBytes + $0.response.retransmittedBytes }),
+        ("wire_bytes", { $0.request.wireBytes + $0.response.wireBytes }),
+    ]
+
+    private static let groupKeys = groupColumns.map { JSONWriter.Key($0.name) }
+
     public func render(_ format: OutputFormat, width: Int = 80) -> String {
+        var text = ""
+        write(format, width: width) { text += $0 }
+        return text
+    }
+
+    /// Renders in pieces of about `chunkBytes`, so that tens of thousands of groups or records are never
+    /// held as one string next to the report.
+    public func write(_ format: OutputFormat, width: Int = 80, chunkBytes: Int = 1 << 20, to write: (String) -> Void) {
         switch format {
-        case .json: return json()
-        case .csv: return listMessages ? messagesCSV() : groupsCSV()
-        case .table: return listMessages ? messagesTable(width: width) : groupsTable(width: width)
+        case .json: json(chunkBytes: chunkBytes, to: write)
+        case .csv:
+            if listMessages { messagesCSV(chunkBytes: chunkBytes, to: write) } else { groupsCSV(chunkBytes: chunkBytes, to: write) }
+        case .table:
+            if listMessages {
+                messagesTable(width: width, chunkBytes: chunkBytes, to: write)
+            } else {
+                groupsTable(width: width, chunkBytes: chunkBytes, to: write)
+            }
         }
     }
 
@@ -67,31 +81,35 @@ public struct AnalyzeReport {
 
     // MARK: CSV
 
-    func groupsCSV() -> String {
+    func groupsCSV(chunkBytes: Int, to write: (String) -> Void) {
         var w = CSVWriter()
-        w.row(report.groupBy.map(\.columnName) + Self.groupFields(GroupTotals()).map(\.name))
+        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name))
         for group in report.groups {
-            w.row(group.keys + Self.groupFields(group.totals).map { String($0.value) })
+            for key in group.keys { w.cell(key) }
+            for column in Self.groupColumns { w.cell(column.value(group.totals)) }
+            w.endRow()
+            w.flush(over: chunkBytes, to: write)
         }
-
-        return w.output
+        w.flush(over: 0, to: write)
     }
 
-    func messagesCSV() -> String {
+    func messagesCSV(chunkBytes: Int, to write: (String) -> Void) {
         var w = CSVWriter()
         let names = MessageFields.fields(HTTPMessageRecord(
             connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")).map(\.0)
         w.row((multipleCaptures ? ["capture"] : []) + names)
         for (capture, record) in report.messages ?? [] {
-            let cells = MessageFields.fields(record).map { MessageFields.csvCell($0.1) }
-            w.row((multipleCaptures ? [report.captures[capture].path] : []) + cells)
+            if multipleCaptures { w.cell(report.captures[capture].path) }
+            MessageFields.forEach(record) { MessageFields.writeCell($1, to: &w) }
+            w.endRow()
+            w.flush(over: chunkBytes, to: write)
         }
-        return w.output
+        w.flush(over: 0, to: write)
     }
 
     // MARK: JSON
 
-    func json() -> String {
+    func json(chunkBytes: Int, to write: (String) -> Void) {
         var w = JSONWriter()
         w.beginObject()
         w.field("schema", Self.schema)
@@ -149,8 +167,9 @@ public struct AnalyzeReport {
         for group in report.groups {
             w.beginObject()
             for (field, key) in zip(report.groupBy, group.keys) { w.field(field.columnName, key) }
-            for (name, value) in Self.groupFields(group.totals) { w.field(name, value) }
+            for (key, column) in zip(Self.groupKeys, Self.groupColumns) { w.field(key, column.value(group.totals)) }
             w.endObject()
+            w.flush(over: chunkBytes, to: write)
         }
         w.endArray()
         if listMessages {
@@ -158,12 +177,14 @@ public struct AnalyzeReport {
             for (capture, record) in report.messages ?? [] {
                 w.beginObject()
                 if multipleCaptures { w.field("capture", report.captures[capture].path) }
-                for (key, value) in MessageFields.fields(record) { MessageFields.write(value, key: key, to: &w) }
+                MessageFields.forEach(record) { MessageFields.write($1, key: $0, to: &w) }
                 w.endObject()
+                w.flush(over: chunkBytes, to: write)
             }
             w.endArray()
         }
         w.endObject()
-        return w.output + "\n"
+        w.flush(over: 0, to: write)
+        write("\n")
     }
 }

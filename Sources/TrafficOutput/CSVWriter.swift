@@ -1,20 +1,46 @@
 /// Writes RFC 4180 CSV: CRLF line ends, fields quoted when they hold a comma, quote or line break.
 public struct CSVWriter {
-    public private(set) var output = ""
+    private var bytes: [UInt8] = []
+    private var rowStarted = false
+
+    public var output: String { String(decoding: bytes, as: UTF8.self) }
 
     public init() {}
 
     public mutating func row(_ fields: [String]) {
-        for (i, field) in fields.enumerated() {
-            if i > 0 { output += "," }
-            // Bytes, not Characters: the check runs for every cell of every row.
-            if field.utf8.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) {
-                output += "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            } else {
-                output += field
-            }
+        for field in fields { cell(field) }
+        endRow()
+    }
+
+    /// Adds one field to the current row; `endRow` ends it.
+    public mutating func cell(_ field: String) {
+        separate()
+        var field = field
+        // Bytes, not Characters: the check runs for every cell of every row.
+        let plain = field.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
         }
-        output += "\r\n"
+        if !plain { bytes.appendUTF8("\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
+    }
+
+    public mutating func cell(_ number: Int) {
+        separate()
+        bytes.appendDecimal(number)
+    }
+
+    public mutating func endRow() {
+        bytes.appendUTF8("\r\n")
+        rowStarted = false
+    }
+
+    /// Hands the rows written so far to `write` once they reach `count` bytes, keeping the buffer for the next ones.
+    public mutating func flush(over count: Int, to write: (String) -> Void) { bytes.flush(over: count, to: write) }
+
+    private mutating func separate() {
+        if rowStarted { bytes.append(0x2c) }
+        rowStarted = true
     }
 }
 

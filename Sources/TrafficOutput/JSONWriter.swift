@@ -1,93 +1,132 @@
 /// Writes JSON with keys in the order given: the report shapes are public contracts, so their
 /// field order is fixed by hand rather than by an encoder's sorting.
 public struct JSONWriter {
-    public private(set) var output = ""
+    private var bytes: [UInt8] = []
     private var needsComma = [false]
     private let pretty: Bool
     private var depth = 0
 
+    public var output: String { String(decoding: bytes, as: UTF8.self) }
+
     public init(pretty: Bool = true) { self.pretty = pretty }
 
-    public mutating func beginObject(_ key: String? = nil) { open(key, "{") }
-    public mutating func endObject() { close("}") }
-    public mutating func beginArray(_ key: String? = nil) { open(key, "[") }
-    public mutating func endArray() { close("]") }
+    /// A key quoted once, for fields written thousands of times (one per group or record).
+    public struct Key: Sendable {
+        fileprivate let quoted: [UInt8]
+
+        public init(_ name: String) {
+            var writer = JSONWriter()
+            writer.appendQuoted(name)
+            quoted = writer.bytes + [UInt8(ascii: ":")]
+        }
+    }
+
+    public mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func field(_ key: String?, _ value: String?) {
         separator(key)
-        if let value { Self.appendQuoted(value, to: &output) } else { output += "null" }
+        if let value { appendQuoted(value) } else { bytes.appendUTF8("null") }
     }
 
     public mutating func field(_ key: String?, _ value: Int?) {
         separator(key)
-        output += value.map(String.init) ?? "null"
+        if let value { bytes.appendDecimal(value) } else { bytes.appendUTF8("null") }
     }
 
     public mutating func field(_ key: String?, _ value: Bool) {
         separator(key)
-        output += value ? "true" : "false"
+        bytes.appendUTF8(value ? "true" : "false")
+    }
+
+    public mutating func field(_ key: Key, _ value: Int) {
+        separator()
+        bytes += key.quoted
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        bytes.appendDecimal(value)
     }
 
     /// A number already formatted (e.g. exact decimal seconds).
     public mutating func field(_ key: String?, raw: String) {
         separator(key)
-        output += raw
+        bytes.appendUTF8(raw)
     }
 
     public mutating func field(_ key: String?, _ values: [String]) {
         separator(key)
-        output += "["
+        bytes.append(UInt8(ascii: "["))
         for (i, value) in values.enumerated() {
-            if i > 0 { output += pretty ? ", " : "," }
-            Self.appendQuoted(value, to: &output)
+            if i > 0 { bytes.appendUTF8(pretty ? ", " : ",") }
+            appendQuoted(value)
         }
-        output += "]"
+        bytes.append(UInt8(ascii: "]"))
     }
 
-    private mutating func open(_ key: String?, _ bracket: String) {
+    /// Hands what was written so far to `write` once it reaches `count` bytes, keeping the buffer for the rest.
+    public mutating func flush(over count: Int, to write: (String) -> Void) { bytes.flush(over: count, to: write) }
+
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
         separator(key)
-        output += bracket
+        bytes.append(bracket)
         needsComma.append(false)
         depth += 1
     }
 
-    private mutating func close(_ bracket: String) {
+    private mutating func close(_ bracket: UInt8) {
         let hadItems = needsComma.removeLast()
         depth -= 1
         if pretty && hadItems { newline() }
-        output += bracket
+        bytes.append(bracket)
     }
 
-    private mutating func separator(_ key: String?) {
-        if needsComma[needsComma.count - 1] { output += "," }
+    private mutating func separator(_ key: String? = nil) {
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
         needsComma[needsComma.count - 1] = true
         if pretty && depth > 0 { newline() }
         if let key {
-            Self.appendQuoted(key, to: &output)
-            output += pretty ? ": " : ":"
+            appendQuoted(key)
+            bytes.appendUTF8(pretty ? ": " : ":")
         }
     }
 
     private mutating func newline() {
-        output += "\n" + String(repeating: "  ", count: depth)
+        if depth < Self.indents.count {
+            bytes += Self.indents[depth]
+        } else {
+            bytes.append(UInt8(ascii: "\n"))
+            for _ in 0..<depth { bytes.appendUTF8("  ") }
+        }
     }
 
+    private static let indents = (0..<8).map { Array(("\n" + String(repeating: "  ", count: $0)).utf8) }
+
     /// RFC 8259 §7 string escaping.
-    static func appendQuoted(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most keys and values need no escape: copy runs of plain bytes whole.
+            var plain = 0
+            for i in utf8.indices {
+                let byte = utf8[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<i]))
+                plain = i + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.appendUTF8("\\\"")
+                case UInt8(ascii: "\\"): bytes.appendUTF8("\\\\")
+                case UInt8(ascii: "\n"): bytes.appendUTF8("\\n")
+                case UInt8(ascii: "\r"): bytes.appendUTF8("\\r")
+                case UInt8(ascii: "\t"): bytes.appendUTF8("\\t")
+                default:
+                    let hex = String(byte, radix: 16)
+                    bytes.appendUTF8("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
         }
-        output += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -1,3 +1,4 @@
+import TrafficCapture
 import TrafficHTTP
 
 /// The record fields in their public order, as CSV cells and JSON values.
@@ -5,70 +6,78 @@ enum MessageFields {
     enum Value {
         case text(String?)
         case number(Int?)
-        case time(CaptureTimeText)
+        /// Formatted only as the one format needs it: CSV prints ISO 8601, JSON decimal seconds.
+        case time(CaptureTime)
         case flag(Bool)
         case list([String])
     }
 
-    struct CaptureTimeText {
-        var decimal: String
-        var iso: String
+    static func fields(_ r: HTTPMessageRecord) -> [(String, Value)] {
+        var fields: [(String, Value)] = []
+        forEach(r) { fields.append(($0, $1)) }
+        return fields
     }
 
-    static func fields(_ r: HTTPMessageRecord) -> [(String, Value)] {
-        [
-            ("connection", .number(r.connection)),
-            ("index", .number(r.index)),
-            ("kind", .text(r.kind.rawValue)),
-            ("time", .time(CaptureTimeText(decimal: r.time.decimalString, iso: r.time.iso8601))),
-            ("client", .text(r.client)),
-            ("server", .text(r.server)),
-            ("method", .text(r.method)),
-            ("status", .number(r.status)),
-            ("version", .text(r.version)),
-            ("host", .text(r.host)),
-            ("path", .text(r.path)),
-            ("query", .text(r.query)),
-            ("line_bytes", .number(r.lineBytes)),
-            ("header_bytes", .number(r.headerBytes)),
-            ("cookie_bytes", .number(r.cookieBytes)),
-            ("body_bytes", .number(r.bodyBytes)),
-            ("encoded_body_bytes", .number(r.encodedBodyBytes)),
-            ("decoded_body_bytes", .number(r.decodedBodyBytes)),
-            ("transfer_bytes", .number(r.transferBytes)),
-            ("missing_bytes", .number(r.missingBytes)),
-            ("content_type", .text(r.contentType)),
-            ("content_encoding", .text(r.contentEncoding)),
-            ("transfer_encoding", .text(r.transferEncoding)),
-            ("complete", .flag(r.complete)),
-            ("paired", .flag(r.paired)),
-            ("flags", .list(r.flags)),
-            ("tunnel_bytes", .number(r.tunnelBytes)),
-            ("handshake_bytes", .number(r.handshakeBytes)),
-            ("teardown_bytes", .number(r.teardownBytes)),
-            ("packet_overhead_bytes", .number(r.packetOverheadBytes)),
-            ("retransmitted_bytes", .number(r.retransmittedBytes)),
-            ("wire_bytes", .number(r.wireBytes)),
-            // TLS without keys (issue 9): null on HTTP records.
-            ("direction", .text(r.tls?.direction)),
-            ("tls_handshake_bytes", .number(r.tls?.handshakeBytes)),
-            ("tls_application_bytes", .number(r.tls?.applicationBytes)),
-            ("tls_alert_bytes", .number(r.tls?.alertBytes)),
-            ("tls_record_header_bytes", .number(r.tls?.recordHeaderBytes)),
-            ("tls_version", .text(r.tls?.version)),
-            ("cipher_suite", .text(r.tls?.cipherSuite)),
-            ("alpn", .text(r.tls?.alpn)),
-            ("alpn_offered", .text(r.tls?.alpnOffered)),
-        ]
+    /// The fields one by one: a list of them per record cost more than writing them.
+    static func forEach(_ r: HTTPMessageRecord, _ body: (String, Value) -> Void) {
+        body("connection", .number(r.connection))
+        body("index", .number(r.index))
+        body("kind", .text(r.kind.rawValue))
+        body("time", .time(r.time))
+        body("client", .text(r.client))
+        body("server", .text(r.server))
+        body("method", .text(r.method))
+        body("status", .number(r.status))
+        body("version", .text(r.version))
+        body("host", .text(r.host))
+        body("path", .text(r.path))
+        body("query", .text(r.query))
+        body("line_bytes", .number(r.lineBytes))
+        body("header_bytes", .number(r.headerBytes))
+        body("cookie_bytes", .number(r.cookieBytes))
+        body("body_bytes", .number(r.bodyBytes))
+        body("encoded_body_bytes", .number(r.encodedBodyBytes))
+        body("decoded_body_bytes", .number(r.decodedBodyBytes))
+        body("transfer_bytes", .number(r.transferBytes))
+        body("missing_bytes", .number(r.missingBytes))
+        body("content_type", .text(r.contentType))
+        body("content_encoding", .text(r.contentEncoding))
+        body("transfer_encoding", .text(r.transferEncoding))
+        body("complete", .flag(r.complete))
+        body("paired", .flag(r.paired))
+        body("flags", .list(r.flags))
+        body("tunnel_bytes", .number(r.tunnelBytes))
+        body("handshake_bytes", .number(r.handshakeBytes))
+        body("teardown_bytes", .number(r.teardownBytes))
+        body("packet_overhead_bytes", .number(r.packetOverheadBytes))
+        body("retransmitted_bytes", .number(r.retransmittedBytes))
+        body("wire_bytes", .number(r.wireBytes))
+        // TLS without keys (issue 9): null on HTTP records.
+        body("direction", .text(r.tls?.direction))
+        body("tls_handshake_bytes", .number(r.tls?.handshakeBytes))
+        body("tls_application_bytes", .number(r.tls?.applicationBytes))
+        body("tls_alert_bytes", .number(r.tls?.alertBytes))
+        body("tls_record_header_bytes", .number(r.tls?.recordHeaderBytes))
+        body("tls_version", .text(r.tls?.version))
+        body("cipher_suite", .text(r.tls?.cipherSuite))
+        body("alpn", .text(r.tls?.alpn))
+        body("alpn_offered", .text(r.tls?.alpnOffered))
     }
 
     static func csvCell(_ value: Value) -> String {
         switch value {
         case .text(let text): return text ?? ""
         case .number(let number): return number.map(String.init) ?? ""
-        case .time(let time): return time.iso
+        case .time(let time): return time.iso8601
         case .flag(let flag): return flag ? "true" : "false"
         case .list(let list): return list.joined(separator: " ")
+        }
+    }
+
+    static func writeCell(_ value: Value, to w: inout CSVWriter) {
+        switch value {
+        case .number(let number?): w.cell(number)
+        default: w.cell(csvCell(value))
         }
     }
 
@@ -76,7 +85,7 @@ enum MessageFields {
         switch value {
         case .text(let text): w.field(key, text)
         case .number(let number): w.field(key, number)
-        case .time(let time): w.field(key, raw: time.decimal)
+        case .time(let time): w.field(key, raw: time.decimalString)
         case .flag(let flag): w.field(key, flag)
         case .list(let list): w.field(key, list)
         }

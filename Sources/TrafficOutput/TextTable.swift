@@ -25,80 +25,119 @@ public struct TextTable {
     public init(columns: [Column]) { self.columns = columns }
 
     public func render(width: Int = 80) -> String {
+        var text = ""
+        render(width: width) { text += $0 }
+        return text
+    }
+
+    /// Renders in pieces of about `chunkBytes`, each ending with a line break, so that a large table
+    /// never has to be held as one string.
+    public func render(width: Int = 80, chunkBytes: Int = 1 << 20, to write: (String) -> Void) {
+        // Cells stay where they are: dropping a column only removes its index, since copying every
+        // row once per dropped column cost more than the whole layout.
+        var visible = Array(columns.indices)
+        let natural = naturalWidths()
         // Drop optional columns, last-to-drop kept longest, until the minimum layout fits.
-        var table = self
-        while table.minimumWidth() > width, let drop = table.columns.indices.filter({ table.columns[$0].dropOrder > 0 })
-            .max(by: { table.columns[$0].dropOrder < table.columns[$1].dropOrder })
+        while minimumWidth(visible, natural) > width, let drop = visible.indices.filter({ columns[visible[$0]].dropOrder > 0 })
+            .max(by: { columns[visible[$0]].dropOrder < columns[visible[$1]].dropOrder })
         {
-            table.columns.remove(at: drop)
-            table.rows = table.rows.map { var row = $0; if drop < row.count { row.remove(at: drop) }; return row }
-            table.footer = table.footer.map { var row = $0; if drop < row.count { row.remove(at: drop) }; return row }
+            visible.remove(at: drop)
         }
-        return table.layout(width: width)
+        layout(visible, widths: visible.map { natural[$0] }, width: width, chunkBytes: chunkBytes, to: write)
     }
 
     private func naturalWidths() -> [Int] {
         var widths = columns.map { Self.displayWidth($0.title) }
         for rowSet in [rows, footer] {
             for row in rowSet {
-                for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.displayWidth(cell)) }
+                for (i, cell) in zip(widths.indices, row) { widths[i] = max(widths[i], Self.displayWidth(cell)) }
             }
         }
         return widths
     }
 
     /// The width with shrinkable columns cut to a readable 24: optional columns go before paths get shorter.
-    private func minimumWidth() -> Int {
-        let widths = zip(columns, naturalWidths()).map { column, natural in
-            column.shrinkable ? min(natural, max(24, column.title.count)) : natural
+    private func minimumWidth(_ visible: [Int], _ natural: [Int]) -> Int {
+        let widths = visible.map { i in
+            columns[i].shrinkable ? min(natural[i], max(24, columns[i].title.count)) : natural[i]
         }
-        return widths.reduce(0, +) + 2 * (columns.count - 1)
+        return widths.reduce(0, +) + 2 * (visible.count - 1)
     }
 
     /// Display width of a cell: Unicode scalars, which is exact for the ASCII and "…"/"→" this table prints
     /// and far cheaper than counting grapheme clusters for every cell.
-    static func displayWidth(_ text: String) -> Int { text.unicodeScalars.count }
+    static func displayWidth(_ text: String) -> Int {
+        // Every scalar has exactly one UTF-8 byte that is not a continuation byte (10xxxxxx).
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        } ?? text.unicodeScalars.count
+    }
 
-    private func layout(width: Int) -> String {
-        var widths = columns.map { Self.displayWidth($0.title) }
-        for rowSet in [rows, footer] {
-            for row in rowSet {
-                for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.displayWidth(cell)) }
-            }
-        }
+    private func layout(_ visible: [Int], widths natural: [Int], width: Int, chunkBytes: Int, to write: (String) -> Void) {
+        var widths = natural
         // Too wide: take a column at a time off the widest shrinkable column (paths are usually longest).
-        var excess = widths.reduce(0, +) + 2 * (columns.count - 1) - width
+        var excess = widths.reduce(0, +) + 2 * (visible.count - 1) - width
         while excess > 0 {
-            let candidates = columns.indices.filter { columns[$0].shrinkable && widths[$0] > max(8, columns[$0].title.count) }
+            let candidates = widths.indices.filter {
+                columns[visible[$0]].shrinkable && widths[$0] > max(8, columns[visible[$0]].title.count)
+            }
             guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
             widths[widest] -= 1
             excess -= 1
         }
-        var lines: [String] = []
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (i, column) in columns.enumerated() {
-                var cell = i < cells.count ? cells[i] : ""
+        let lineWidth = widths.reduce(0, +) + 2 * (visible.count - 1)
+        let spaces = [UInt8](repeating: 0x20, count: widths.max() ?? 0)
+        var text: [UInt8] = []
+        text.reserveCapacity(min(chunkBytes, (rows.count + footer.count + 2) * (lineWidth + 1)) + 4 * lineWidth)
+        func line(_ cells: [String]) {
+            let start = text.count
+            for (i, column) in visible.enumerated() {
+                if i > 0 { text.appendUTF8("  ") }
+                var cell = column < cells.count ? cells[column] : ""
                 var cellWidth = Self.displayWidth(cell)
                 if cellWidth > widths[i] {
                     cell = Self.shortenMiddle(cell, to: widths[i])
                     cellWidth = Self.displayWidth(cell)
                 }
-                let padding = String(repeating: " ", count: max(0, widths[i] - cellWidth))
-                parts.append(column.alignment == .left ? cell + padding : padding + cell)
+                let padding = spaces.prefix(max(0, widths[i] - cellWidth))
+                if columns[column].alignment == .left {
+                    text.appendUTF8(cell)
+                    text += padding
+                } else {
+                    text += padding
+                    text.appendUTF8(cell)
+                }
             }
-            var text = parts.joined(separator: "  ")
-            while text.hasSuffix(" ") { text.removeLast() }
-            return text
+            Self.trimTrailingSpaces(&text, lineStart: start)
+            text.append(0x0A)
+            text.flush(over: chunkBytes, to: write)
         }
-        lines.append(line(columns.map(\.title)))
-        lines.append(String(repeating: "─", count: min(width, widths.reduce(0, +) + 2 * (columns.count - 1))))
-        lines += rows.map(line)
+        line(columns.map(\.title))
+        let rule = String(repeating: "─", count: min(width, lineWidth)) + "\n"
+        text.appendUTF8(rule)
+        rows.forEach(line)
         if !footer.isEmpty {
-            lines.append(String(repeating: "─", count: min(width, widths.reduce(0, +) + 2 * (columns.count - 1))))
-            lines += footer.map(line)
+            text.appendUTF8(rule)
+            footer.forEach(line)
         }
-        return lines.joined(separator: "\n") + "\n"
+        text.flush(over: 0, to: write)
+    }
+
+    /// Removes the spaces that padding left at the end of the line that starts at `lineStart`.
+    private static func trimTrailingSpaces(_ text: inout [UInt8], lineStart: Int) {
+        var end = text.count
+        while end > lineStart, text[end - 1] == 0x20 { end -= 1 }
+        guard end < text.count else { return }
+        // A space after a non-ASCII scalar can belong to its grapheme cluster (e.g. after a prepended
+        // mark), and `hasSuffix(" ")` would keep it: such lines are trimmed by Characters.
+        if end > lineStart, text[end - 1] >= 0x80 {
+            var line = String(decoding: text[lineStart...], as: UTF8.self)
+            while line.hasSuffix(" ") { line.removeLast() }
+            text.removeSubrange(lineStart...)
+            text.appendUTF8(line)
+            return
+        }
+        text.removeSubrange(end...)
     }
 
     /// Keeps the start and the end of `text`, which say the most about a path.
@@ -112,14 +151,16 @@ public struct TextTable {
 
 /// Human units for byte counts: B, KiB, MiB, GiB with one decimal.
 public func humanBytes(_ value: Int) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
     var amount = Double(value)
     var unit = 0
-    while abs(amount) >= 1024, unit < units.count - 1 {
+    while abs(amount) >= 1024, unit < byteUnits.count - 1 {
         amount /= 1024
         unit += 1
     }
-    if unit == 0 { return "\(value) B" }
+    // Concatenated rather than interpolated: these fit in small strings, which then need no allocation.
+    if unit == 0 { return String(value) + " B" }
     let tenths = Int((amount * 10).rounded())
-    return "\(tenths / 10).\(abs(tenths % 10)) \(units[unit])"
+    return String(tenths / 10) + "." + String(abs(tenths % 10)) + " " + byteUnits[unit]
 }
+
+private let byteUnits = ["B", "KiB", "MiB", "GiB", "TiB"]

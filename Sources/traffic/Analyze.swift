@@ -111,7 +111,8 @@ struct Analyze: ParsableCommand {
         rendered.sort = sort
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
-        try output.write(rendered.render(output.format, width: output.terminalWidth))
+        let width = output.terminalWidth
+        try output.write { rendered.write(output.format, width: width, to: $0) }
     }
 }
 

@@ -69,6 +69,20 @@ struct OutputOptions: ParsableArguments {
     }
 
     func write(_ text: String) throws { try writeText(text, to: output) }
+
+    /// Writes the pieces `render` hands over as they come, so that a large report is never one string.
+    func write(_ render: ((String) -> Void) -> Void) throws {
+        guard let path = output else {
+            render { print($0, terminator: "") }
+            return
+        }
+        let file = try openForWriting(path)
+        render { piece in
+            var piece = piece
+            piece.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+        }
+        fclose(file)
+    }
 }
 
 /// Writes `text` to `path`, or to stdout without one; exits 3 when the file cannot be written.
@@ -77,12 +91,17 @@ func writeText(_ text: String, to path: String?) throws {
         print(text, terminator: "")
         return
     }
+    let file = try openForWriting(path)
+    fputs(text, file)
+    fclose(file)
+}
+
+private func openForWriting(_ path: String) throws -> UnsafeMutablePointer<FILE> {
     guard let file = fopen(path, "w") else {
         printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")
         throw ExitCode(inputErrorCode)
     }
-    fputs(text, file)
-    fclose(file)
+    return file
 }
 
 /// Writes one line to stderr (unbuffered, so it interleaves correctly with progress output).

@@ -1,0 +1,31 @@
+/// Reports are built as UTF-8 bytes: appending to a String updates its counts and flags every time,
+/// which dominated rendering reports with tens of thousands of rows.
+extension Array where Element == UInt8 {
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// `String(value)` without the intermediate string.
+    mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of UInt64.max
+        Swift.withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// Hands the bytes to `write` as a String once there are `count` of them, keeping the buffer for more.
+    mutating func flush(over count: Int, to write: (String) -> Void) {
+        guard self.count >= count, !isEmpty else { return }
+        write(String(decoding: self, as: UTF8.self))
+        removeAll(keepingCapacity: true)
+    }
+}

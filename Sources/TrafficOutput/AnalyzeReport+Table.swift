@@ -51,7 +51,7 @@ extension AnalyzeReport {
             ] + (showWire ? [bytes(t.request.wireBytes + t.response.wireBytes)] : [])
         }
         let groups = sortedGroups()
-        table.rows = groups.map { row($0.keys, $0.totals) }
+        table.rowSource = (groups.count, { row(groups[$0].keys, groups[$0].totals) })
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
         table.footer = [row(totalKeys, report.totals)]

@@ -19,6 +19,9 @@ public struct TextTable {
 
     public var columns: [Column]
     public var rows: [[String]] = []
+    /// Rows made on demand, after `rows`: measured in one pass and made again to be written, so that a
+    /// report of tens of thousands of groups never holds all its cells at once.
+    public var rowSource: (count: Int, row: (Int) -> [String])?
     /// Rows drawn under a rule after the body, e.g. totals.
     public var footer: [[String]] = []
 
@@ -48,12 +51,21 @@ public struct TextTable {
 
     private func naturalWidths() -> [Int] {
         var widths = columns.map { Self.displayWidth($0.title) }
-        for rowSet in [rows, footer] {
-            for row in rowSet {
-                for (i, cell) in zip(widths.indices, row) { widths[i] = max(widths[i], Self.displayWidth(cell)) }
-            }
+        func measure(_ row: [String]) {
+            for (i, cell) in zip(widths.indices, row) { widths[i] = max(widths[i], Self.displayWidth(cell)) }
         }
+        forEachBodyRow(measure)
+        footer.forEach(measure)
         return widths
+    }
+
+    private var bodyRowCount: Int { rows.count + (rowSource?.count ?? 0) }
+
+    private func forEachBodyRow(_ body: ([String]) -> Void) {
+        rows.forEach(body)
+        if let rowSource {
+            for i in 0..<rowSource.count { body(rowSource.row(i)) }
+        }
     }
 
     /// The width with shrinkable columns cut to a readable 24: optional columns go before paths get shorter.
@@ -88,7 +100,7 @@ public struct TextTable {
         let lineWidth = widths.reduce(0, +) + 2 * (visible.count - 1)
         let spaces = [UInt8](repeating: 0x20, count: widths.max() ?? 0)
         var text: [UInt8] = []
-        text.reserveCapacity(min(chunkBytes, (rows.count + footer.count + 2) * (lineWidth + 1)) + 4 * lineWidth)
+        text.reserveCapacity(min(chunkBytes, (bodyRowCount + footer.count + 2) * (lineWidth + 1)) + 4 * lineWidth)
         func line(_ cells: [String]) {
             let start = text.count
             for (i, column) in visible.enumerated() {
@@ -115,7 +127,7 @@ public struct TextTable {
         line(columns.map(\.title))
         let rule = String(repeating: "─", count: min(width, lineWidth)) + "\n"
         text.appendUTF8(rule)
-        rows.forEach(line)
+        forEachBodyRow(line)
         if !footer.isEmpty {
             text.appendUTF8(rule)
             footer.forEach(line)

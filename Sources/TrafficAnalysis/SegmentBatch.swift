@@ -19,8 +19,8 @@ final class SegmentBatch: @unchecked Sendable {
         var packetIndex: Int
     }
 
-    static let maxEntries = 1024
-    static let maxBytes = 1 << 20
+    static let maxEntries = 512
+    static let maxBytes = 1 << 19
 
     var entries: [Entry] = []
     var bytes: [UInt8] = []

@@ -9,7 +9,7 @@ final class ShardWorker: @unchecked Sendable {
     let freeBatches = BlockingQueue<SegmentBatch>()
     private var thread: WorkerThread?
 
-    /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~4 MiB each).
+    /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~0.5 MiB each).
     init(reassembler: TCPReassembler) {
         self.reassembler = reassembler
         for _ in 0..<4 { freeBatches.push(SegmentBatch()) }

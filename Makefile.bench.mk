@@ -3,7 +3,7 @@
 #   make bench BENCH_SIZE=100MiB     a quicker run; also BENCH_TSHARK=0, BENCH_SCALING=1
 #   make bench-stages                per-stage micro-benchmarks (ordo-one/benchmark)
 SWIFT ?= swift
-export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE
+export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE BENCH_RUNS BENCH_VERIFY
 
 # Keep whatever default goal the including Makefile has, wherever the include line sits.
 _bench_default_goal := $(.DEFAULT_GOAL)

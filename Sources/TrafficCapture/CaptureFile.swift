@@ -104,12 +104,25 @@ public final class CaptureFile {
     /// Bytes consumed from the file on disk (compressed bytes for a gzip capture).
     public var compressedBytesRead: Int64 { input.reader?.compressedPosition ?? input.position }
 
+    /// Where libpcap is in the (decompressed) capture: what `ftello` answers. On glibc it is worked out from
+    /// the stream's buffer pointers, as ftello does, without ftello's call back into the input for every packet.
+    private func position() -> Int64 {
+        #if canImport(Glibc)
+        if let end = stream.pointee._IO_read_end, let next = stream.pointee._IO_read_ptr,
+            stream.pointee._IO_save_base == nil
+        {
+            return input.position - Int64(next.distance(to: end))
+        }
+        #endif
+        return Int64(ftello(stream))
+    }
+
     /// Calls `body` for every packet, in file order. Returns the damage that stopped reading early,
     /// or nil when the capture ended cleanly. The packet's bytes are valid only during the call.
     public func readPackets(_ body: (CapturedPacket) -> Void) -> CaptureDamage? {
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
-        var goodOffset = Int64(ftello(stream))
+        var goodOffset = position()
         while true {
             let status = pcap_next_ex(handle, &header, &data)
             if status == 1, let header, let data {
@@ -119,7 +132,7 @@ public final class CaptureFile {
                 body(CapturedPacket(
                     time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen),
                     originalLength: Int(h.len)))
-                goodOffset = Int64(ftello(stream))
+                goodOffset = position()
                 continue
             }
             if status == PCAP_ERROR_BREAK || status == -2 {

@@ -63,7 +63,7 @@ let package = Package(
 
         // Helpers shared by several test targets.
         .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
-        .testTarget(name: "TrafficCodecsTests", dependencies: ["TrafficCodecs"]),
+        .testTarget(name: "TrafficCodecsTests", dependencies: ["TrafficCodecs", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCaptureTests", dependencies: ["TrafficCapture"]),
         .testTarget(name: "TrafficWireTests", dependencies: ["TrafficWire"]),
         .testTarget(

@@ -12,29 +12,27 @@ public final class TCPReassembler {
     public typealias HandlerFactory = (TCPConnectionInfo) -> (any TCPStreamHandler)?
 
     /// A connection's table key: its two endpoints in a canonical order.
-    struct FlowKey: Hashable {
+    struct FlowKey: FlowTableKey {
         var low: Endpoint
         var high: Endpoint
         init(_ a: Endpoint, _ b: Endpoint) {
             if a < b { low = a; high = b } else { low = b; high = a }
         }
 
-        /// One word into the hasher instead of six fields: the lookup runs for every packet, and
-        /// Hasher's cost grows with what is fed to it. Equality still compares every field.
-        func hash(into hasher: inout Hasher) {
+        /// Every field mixed into one word (FlowTable spreads it further).
+        var mixed: UInt64 {
             var x = low.address.low &* 0x9E37_79B9_7F4A_7C15
             x ^= low.address.high &* 0xC2B2_AE3D_27D4_EB4F
             x ^= high.address.low &* 0x1656_67B1_9E37_79F9
             x ^= high.address.high &* 0x85EB_CA77_C2B2_AE63
-            x ^= UInt64(low.port) << 16 | UInt64(high.port)
-            hasher.combine(x)
+            return x ^ (UInt64(low.port) << 16 | UInt64(high.port))
         }
     }
 
     public let limits: TCPReassemblyLimits
     private let makeHandler: HandlerFactory
     private let connectionEnded: (TCPConnectionSummary) -> Void
-    private var table: [FlowKey: TCPConnection] = [:]
+    private var table = FlowTable<FlowKey, TCPConnection>()
     /// Connections whose streams finished, oldest first, to expire after `closedLinger`.
     private var closedQueue: [(key: FlowKey, id: Int, time: CaptureTime)] = []
     private var closedQueueHead = 0
@@ -85,7 +83,7 @@ public final class TCPReassembler {
 
     /// Ends every connection still open: the end of the capture.
     public func finish() {
-        let remaining = table.sorted { $0.value.info.id < $1.value.info.id }
+        let remaining = table.entries.sorted { $0.value.info.id < $1.value.info.id }
         for (key, connection) in remaining {
             end(connection, key: key, time: connection.lastSeen, evicted: false)
         }
@@ -144,7 +142,7 @@ public final class TCPReassembler {
         }
         guard now.nanoseconds - last.nanoseconds > limits.idleTimeout.nanoseconds / 10 else { return }
         lastSweep = now
-        let idle = table.filter { now.nanoseconds - $0.value.lastSeen.nanoseconds > limits.idleTimeout.nanoseconds }
+        let idle = table.entries.filter { now.nanoseconds - $0.value.lastSeen.nanoseconds > limits.idleTimeout.nanoseconds }
         for (key, connection) in idle.sorted(by: { $0.value.info.id < $1.value.info.id }) {
             if !connection.streamsFinished { anomalies[TCPAnomaly.connectionTimedOut.rawValue] += 1 }
             end(connection, key: key, time: now, evicted: !connection.streamsFinished)
@@ -155,7 +153,7 @@ public final class TCPReassembler {
     /// The tenth is found from a sample of activity times, so a round costs one pass over the table
     /// instead of a sort (a SYN flood triggers a round every few thousand packets).
     private func evictForRoom(now: CaptureTime) {
-        let closed = table.filter { $0.value.streamsFinished }
+        let closed = table.entries.filter { $0.value.streamsFinished }
         for (key, connection) in closed.sorted(by: { $0.value.info.id < $1.value.info.id }) {
             end(connection, key: key, time: now, evicted: false)
         }
@@ -164,13 +162,13 @@ public final class TCPReassembler {
         sample.reserveCapacity(1024)
         let stride = max(1, table.count / 1024)
         var index = 0
-        for connection in table.values {
+        for (_, connection) in table.entries {
             if index % stride == 0 { sample.append(connection.lastSeen.nanoseconds) }
             index += 1
         }
         sample.sort()
         let threshold = sample[min(sample.count - 1, sample.count / 10)]
-        let victims = table.filter { $0.value.lastSeen.nanoseconds <= threshold }
+        let victims = table.entries.filter { $0.value.lastSeen.nanoseconds <= threshold }
             .sorted { $0.value.info.id < $1.value.info.id }
         for (key, connection) in victims {
             anomalies[TCPAnomaly.connectionEvicted.rawValue] += 1

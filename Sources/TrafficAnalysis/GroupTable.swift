@@ -37,6 +37,7 @@ struct GroupTable {
     /// Calls `body` with every group in slot order and leaves the table empty. Each chunk is freed as soon
     /// as it is passed on, so the groups exist about once, not twice, wherever they go.
     mutating func drain(_ body: ([String], GroupTotals) -> Void) {
+        slots = [:]  // no more lookups: the index goes before the rows are made
         var slot = 0
         for c in chunks.indices {
             for totals in chunks[c] {

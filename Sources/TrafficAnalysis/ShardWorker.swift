@@ -42,5 +42,8 @@ final class ShardWorker: @unchecked Sendable {
         reassembler.finish()
     }
 
-    func join() { thread?.join() }
+    func join() {
+        thread?.join()
+        thread = nil
+    }
 }

@@ -33,7 +33,8 @@ final class ThreadCondition: @unchecked Sendable {
 /// An OS thread running `body` with an 8 MiB stack (deep protocol code, like a main thread); `join` waits for it.
 final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
-    private let body: () -> Void
+    /// Dropped once it has run: it usually captures the object that owns this thread.
+    private var body: (() -> Void)?
 
     init(_ body: @escaping () -> Void) { self.body = body }
 
@@ -45,7 +46,8 @@ final class WorkerThread: @unchecked Sendable {
         let context = Unmanaged.passRetained(self).toOpaque()
         let result = pthread_create(&thread, &attributes, { context in
             let worker = Unmanaged<WorkerThread>.fromOpaque(context!).takeRetainedValue()
-            worker.body()
+            worker.body?()
+            worker.body = nil
             return nil
         }, context)
         precondition(result == 0, "pthread_create failed: \(result)")

@@ -163,30 +163,21 @@ while read -r name wall rss; do
 done <"$WORK/results"
 
 wall_of() { awk -v n="$1" '$1 == n && $2 != "n/a" && $2 != "failed" { print $2 }' "$WORK/results"; }
+# ratio A B [FORMAT]: A's wall time over B's, printed with FORMAT (default "%.2fx the time").
 ratio() {
     local x y
     x=$(wall_of "$1")
     y=$(wall_of "$2")
     if [ -n "$x" ] && [ -n "$y" ]; then
-        awk -v x="$x" -v y="$y" 'BEGIN { if (y > 0) printf "%.2fx the time", x / y; else print "inf" }'
+        awk -v x="$x" -v y="$y" -v f="${3:-%.2fx the time}" 'BEGIN { if (y > 0) printf f, x / y; else print "inf" }'
     else
         echo n/a
     fi
 }
 echo
-speedup() {
-    local x y
-    x=$(wall_of "$1")
-    y=$(wall_of "$2")
-    if [ -n "$x" ] && [ -n "$y" ]; then
-        awk -v x="$x" -v y="$y" 'BEGIN { if (x > 0) printf "%.1fx faster", y / x; else print "inf" }'
-    else
-        echo n/a
-    fi
-}
 echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
-echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(speedup b e)"
-echo "n2/e (--normalize-paths --jobs 2):  traffic is $(speedup n2 e)"
+echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(ratio e b '%.1fx faster')"
+echo "n2/e (--normalize-paths --jobs 2):  traffic is $(ratio e n2 '%.1fx faster')"
 
 # Correctness: the analyzer's per host+path numbers must equal the generator's ground truth.
 if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then

@@ -21,7 +21,7 @@ final class ReportBuilder {
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
     private let countNormalized: Bool
     private(set) var totals = GroupTotals()
-    fileprivate(set) var messages: [(capture: Int, record: HTTPMessageRecord)] = []
+    private var messages = RecordStore()
     var summary = ReportSummary()
     let capturePaths: [String]
 
@@ -128,7 +128,7 @@ final class ReportBuilder {
 
     /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
     /// permutation's cycles: one row moved at a time, no second array of rows).
-    static func permute(_ rows: inout [ReportGroup], by source: [Int]) {
+    static func permute<Row>(_ rows: inout [Row], by source: [Int]) {
         var source = source
         for start in source.indices where source[start] != start {
             let first = rows[start]
@@ -172,13 +172,12 @@ final class ReportBuilder {
         lastSlot = -1
         totals.add(shard.totals)
         summary.add(shard.summary)
-        messages.reserveCapacity(messages.count + shard.messages.count)
-        for (capture, var record) in shard.messages {
-            record.connection = connection(capture, record.connection)
-            messages.append((capture, record))
+        // Records are the largest thing a run holds: never two copies (the shard's go chunk by chunk).
+        shard.messages.drain { entry in
+            var record = entry.record
+            record.connection = connection(entry.capture, record.connection)
+            messages.append((entry.capture, record))
         }
-        // Records are the largest thing a run holds: never keep two copies.
-        shard.messages = []
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
@@ -192,13 +191,20 @@ final class ReportBuilder {
         Self.permute(&rows, by: order.map(\.slot))
         var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
         if options.keepMessages {
-            // Sorted in place and handed over, so the records exist once.
-            messages.sort { a, b in
-                (a.capture, a.record.connection, a.record.index, Self.order(a.record), a.record.time)
-                    < (b.capture, b.record.connection, b.record.index, Self.order(b.record), b.record.time)
+            // Moved into one array of the exact size, then sorted through a permutation of indices: the
+            // records exist once (a sort of the records themselves would take a buffer of them).
+            var records: [(capture: Int, record: HTTPMessageRecord)] = []
+            records.reserveCapacity(messages.count)
+            messages.drain { records.append($0) }
+            var order = records.indices.map { i in
+                (capture: records[i].capture, connection: records[i].record.connection, index: records[i].record.index,
+                 side: Self.order(records[i].record), time: records[i].record.time, at: i)
             }
-            kept = messages
-            messages = []
+            order.sort { a, b in
+                (a.capture, a.connection, a.index, a.side, a.time) < (b.capture, b.connection, b.index, b.side, b.time)
+            }
+            Self.permute(&records, by: order.map(\.at))
+            kept = records
         }
         // Normalizing is a function of the path key alone, so the groups' keys suffice: no per-record work.
         var normalizedCount: Int?

@@ -6,10 +6,23 @@ import Glibc
 import Darwin
 #endif
 
+#if canImport(Glibc)
+/// glibc's `mallopt` (malloc.h, which the Glibc module does not import) and its `M_MMAP_THRESHOLD` (-3).
+@_silgen_name("mallopt") private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+private let glibcMmapThreshold: Int32 = -3
+#endif
+
 @main
 struct Traffic: ParsableCommand {
     /// Usage errors exit with 2, like getopt tools and tshark; ArgumentParser's own default is 64 (EX_USAGE).
     static func main() {
+        #if canImport(Glibc)
+        // glibc raises its mmap threshold each time a large block is freed, after which blocks of that size
+        // come from the heap and stay resident once freed: a run that moves records or groups from chunks
+        // into a final array would hold both. A fixed threshold returns large blocks to the system
+        // (`--messages` on 1 GiB: 347 -> 239 MiB peak, and faster).
+        _ = glibcMallopt(glibcMmapThreshold, 512 << 10)
+        #endif
         do {
             var command = try parseAsRoot()
             try command.run()

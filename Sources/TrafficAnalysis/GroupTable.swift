@@ -8,7 +8,11 @@ struct GroupTable {
     private static let chunkShift = 12
     private static let chunkSize = 1 << chunkShift
 
-    private var slots: [[String]: Int] = [:]
+    /// The index: open addressing over (hash, slot) pairs, linear probing, at most half full. Hashes are
+    /// kept, so growing never reads a string again and a probe that meets another group is told apart
+    /// without comparing strings; groups are never removed one by one.
+    private var indexHashes: [UInt64] = Array(repeating: 0, count: 1024)
+    private var indexSlots: [Int32] = Array(repeating: -1, count: 1024)
     /// The keys of each slot, in the order the groups appeared.
     private(set) var keys: [[String]] = []
     private var chunks: [[GroupTotals]] = []
@@ -17,16 +21,59 @@ struct GroupTable {
 
     /// The slot of `key`, made (with empty totals) if it is new.
     mutating func slot(for key: [String]) -> Int {
-        if let slot = slots[key] { return slot }
+        let hash = Self.hash(key)
+        let mask = indexSlots.count - 1
+        var probe = Int(truncatingIfNeeded: hash) & mask
+        while indexSlots[probe] >= 0 {
+            if indexHashes[probe] == hash, keys[Int(indexSlots[probe])] == key { return Int(indexSlots[probe]) }
+            probe = (probe + 1) & mask
+        }
         let slot = keys.count
-        slots[key] = slot
+        indexHashes[probe] = hash
+        indexSlots[probe] = Int32(truncatingIfNeeded: slot)
         keys.append(key)
+        if keys.count * 2 > indexSlots.count { growIndex() }
         if slot & (Self.chunkSize - 1) == 0 {
             chunks.append([])
             chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
         }
         chunks[chunks.count - 1].append(GroupTotals())
         return slot
+    }
+
+    private mutating func growIndex() {
+        let hashes = indexHashes, slots = indexSlots
+        indexHashes = Array(repeating: 0, count: slots.count * 2)
+        indexSlots = Array(repeating: -1, count: slots.count * 2)
+        let mask = indexSlots.count - 1
+        for (hash, slot) in zip(hashes, slots) where slot >= 0 {
+            var probe = Int(truncatingIfNeeded: hash) & mask
+            while indexSlots[probe] >= 0 { probe = (probe + 1) & mask }
+            indexHashes[probe] = hash
+            indexSlots[probe] = slot
+        }
+    }
+
+    /// FNV-1a over the fields' UTF-8 with 0xFF (never in UTF-8) between them, then a final mix so that
+    /// the low bits the index uses depend on every byte.
+    static func hash(_ key: [String]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for field in key {
+            let hashed: UInt64? = field.utf8.withContiguousStorageIfAvailable { bytes in
+                var x = h
+                for b in bytes { x = (x ^ UInt64(b)) &* 0x100_0000_01b3 }
+                return x
+            }
+            if let hashed {
+                h = hashed
+            } else {
+                for b in field.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            }
+            h = (h ^ 0xFF) &* 0x100_0000_01b3
+        }
+        h ^= h >> 32
+        h &*= 0xD6E8_FEB8_6659_FD93
+        return h ^ (h >> 32)
     }
 
     subscript(slot: Int) -> GroupTotals {
@@ -37,7 +84,9 @@ struct GroupTable {
     /// Calls `body` with every group in slot order and leaves the table empty. Each chunk is freed as soon
     /// as it is passed on, so the groups exist about once, not twice, wherever they go.
     mutating func drain(_ body: ([String], GroupTotals) -> Void) {
-        slots = [:]  // no more lookups: the index goes before the rows are made
+        // No more lookups: the index goes before the rows are made.
+        indexHashes = []
+        indexSlots = []
         var slot = 0
         for c in chunks.indices {
             for totals in chunks[c] {
@@ -59,8 +108,6 @@ struct GroupTable {
 
     /// Frees everything (the report has taken what it needs).
     mutating func removeAll() {
-        slots = [:]
-        keys = []
-        chunks = []
+        self = GroupTable()
     }
 }

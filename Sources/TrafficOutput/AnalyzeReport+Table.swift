@@ -43,15 +43,22 @@ extension AnalyzeReport {
         let showWire = report.totals.request.wireBytes + report.totals.response.wireBytes != report.totals.totalBytes
         if showWire { columns.append(.init("wire")) }
         var table = TextTable(columns: columns)
+        // Made twice per group (measured, then written): one array per row, filled in place.
         func row(_ keys: [String], _ t: GroupTotals) -> [String] {
-            keys + [
-                String(t.requests), bytes(t.request.bytes), bytes(t.response.bytes), bytes(head(t)),
-                bytes(t.request.cookieBytes + t.response.cookieBytes),
-                bytes(t.request.compressionSavingBytes + t.response.compressionSavingBytes), bytes(t.totalBytes),
-            ] + (showWire ? [bytes(t.request.wireBytes + t.response.wireBytes)] : [])
+            var cells = keys
+            cells.reserveCapacity(keys.count + 8)
+            cells.append(String(t.requests))
+            cells.append(bytes(t.request.bytes))
+            cells.append(bytes(t.response.bytes))
+            cells.append(bytes(head(t)))
+            cells.append(bytes(t.request.cookieBytes + t.response.cookieBytes))
+            cells.append(bytes(t.request.compressionSavingBytes + t.response.compressionSavingBytes))
+            cells.append(bytes(t.totalBytes))
+            if showWire { cells.append(bytes(t.request.wireBytes + t.response.wireBytes)) }
+            return cells
         }
         let groups = sortedGroups()
-        table.rowSource = (groups.count, { row(groups[$0].keys, groups[$0].totals) })
+        table.rowSource = (groups.count, { i in groups.withUnsafeBufferPointer { row($0[i].keys, $0[i].totals) } })
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
         table.footer = [row(totalKeys, report.totals)]

@@ -81,7 +81,7 @@ struct OutputOptions: ParsableArguments {
             var piece = piece
             piece.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
         }
-        fclose(file)
+        try close(file, path)
     }
 }
 
@@ -93,7 +93,16 @@ func writeText(_ text: String, to path: String?) throws {
     }
     let file = try openForWriting(path)
     fputs(text, file)
-    fclose(file)
+    try close(file, path)
+}
+
+/// A full disk or a failing device shows up as a stream error or at close: exit 3 rather than leave a cut file.
+private func close(_ file: UnsafeMutablePointer<FILE>, _ path: String) throws {
+    let failed = ferror(file) != 0
+    if fclose(file) != 0 || failed {
+        printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")
+        throw ExitCode(inputErrorCode)
+    }
 }
 
 private func openForWriting(_ path: String) throws -> UnsafeMutablePointer<FILE> {

@@ -107,6 +107,9 @@ import Testing
         #expect(usage.status == 2)
         let badFilter = try Harness.run(["analyze", "--filter", "tcp port", "samples/http-basic.pcap"])
         #expect(badFilter.status == 3 && badFilter.stderr.contains("invalid filter"))
+        // A full device: the report could not be written, which is an error, not a cut file and exit 0.
+        let full = try Harness.run(["analyze", "-o", "/dev/full", "samples/http-basic.pcap"])
+        #expect(full.status == 3 && full.stderr.contains("/dev/full: cannot write"))
         let truncated = try Harness.run(["analyze", "samples/http-segments-truncated.pcap"])
         #expect(truncated.status == 0)
         #expect(truncated.stderr.contains("capture damaged at byte offset"))

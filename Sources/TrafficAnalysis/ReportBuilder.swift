@@ -185,7 +185,12 @@ final class ReportBuilder {
         let keys = groups.keys
         var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
         order.sort { a, b in
-            a.total != b.total ? a.total > b.total : keys[a.slot].lexicographicallyPrecedes(keys[b.slot])
+            if a.total != b.total { return a.total > b.total }
+            // Ties are common (ids in paths, same sizes): equal fields (often one shared string) are
+            // skipped with one `==` where lexicographicallyPrecedes would compare them twice with `<`.
+            let x = keys[a.slot], y = keys[b.slot]
+            for i in x.indices where x[i] != y[i] { return x[i] < y[i] }
+            return false
         }
         var rows = groups.drainRows()
         Self.permute(&rows, by: order.map(\.slot))

@@ -181,7 +181,7 @@ final class ReportBuilder {
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
-        // Sort small (total, keys) pairs, then build the rows: the totals are large structs to move around.
+        // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
         let keys = groups.keys
         var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
         order.sort { a, b in

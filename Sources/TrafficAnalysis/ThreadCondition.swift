@@ -29,29 +29,3 @@ final class ThreadCondition: @unchecked Sendable {
     func signal() { pthread_cond_signal(condition) }
     func broadcast() { pthread_cond_broadcast(condition) }
 }
-
-/// An OS thread running `body` with an 8 MiB stack (deep protocol code, like a main thread); `join` waits for it.
-final class WorkerThread: @unchecked Sendable {
-    private var thread = pthread_t()
-    /// Dropped once it has run: it usually captures the object that owns this thread.
-    private var body: (() -> Void)?
-
-    init(_ body: @escaping () -> Void) { self.body = body }
-
-    func start() {
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, 8 << 20)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, &attributes, { context in
-            let worker = Unmanaged<WorkerThread>.fromOpaque(context!).takeRetainedValue()
-            worker.body?()
-            worker.body = nil
-            return nil
-        }, context)
-        precondition(result == 0, "pthread_create failed: \(result)")
-    }
-
-    func join() { pthread_join(thread, nil) }
-}

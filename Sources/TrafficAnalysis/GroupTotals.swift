@@ -17,12 +17,49 @@ public struct SideTotals: Sendable, Equatable {
     public var compressedBodyBytes = 0
     public var uncompressedBodyBytes = 0
     /// Bytes after CONNECT or `101 Switching Protocols` on this side: not HTTP/1, but this endpoint's cost.
-    public var tunnelBytes = 0
-    // Connection overhead (`--overhead`), and everything together.
-    public var handshakeBytes = 0
-    public var teardownBytes = 0
-    public var packetOverheadBytes = 0
-    public var retransmittedBytes = 0
+    public var tunnelBytes: Int {
+        get { rare(0) }
+        set { setRare(0, newValue) }
+    }
+    // Connection overhead (`--overhead`).
+    public var handshakeBytes: Int {
+        get { rare(1) }
+        set { setRare(1, newValue) }
+    }
+    public var teardownBytes: Int {
+        get { rare(2) }
+        set { setRare(2, newValue) }
+    }
+    public var packetOverheadBytes: Int {
+        get { rare(3) }
+        set { setRare(3, newValue) }
+    }
+    public var retransmittedBytes: Int {
+        get { rare(4) }
+        set { setRare(4, newValue) }
+    }
+    /// The five sums above, which stay zero without tunnels or `--overhead`: empty (8 bytes, no
+    /// allocation) until one is not, so that tens of thousands of groups do not carry 80 bytes of zeros.
+    private var rareSums: [Int] = []
+
+    private func rare(_ i: Int) -> Int { rareSums.isEmpty ? 0 : rareSums[i] }
+
+    private mutating func setRare(_ i: Int, _ value: Int) {
+        if rareSums.isEmpty {
+            if value == 0 { return }
+            rareSums = [0, 0, 0, 0, 0]
+        }
+        rareSums[i] = value
+    }
+
+    public static func == (a: SideTotals, b: SideTotals) -> Bool {
+        a.bytes == b.bytes && a.lineBytes == b.lineBytes && a.headerBytes == b.headerBytes
+            && a.cookieBytes == b.cookieBytes && a.bodyBytes == b.bodyBytes && a.encodedBodyBytes == b.encodedBodyBytes
+            && a.decodedBodyBytes == b.decodedBodyBytes && a.decodeUnknown == b.decodeUnknown
+            && a.compressedBodyBytes == b.compressedBodyBytes && a.uncompressedBodyBytes == b.uncompressedBodyBytes
+            && (0..<5).allSatisfy { a.rare($0) == b.rare($0) }
+    }
+
     /// Everything together, as each record's `wireBytes` sums it (derived: one field less per group).
     public var wireBytes: Int {
         bytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes

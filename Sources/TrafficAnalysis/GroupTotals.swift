@@ -17,27 +17,12 @@ public struct SideTotals: Sendable, Equatable {
     public var compressedBodyBytes = 0
     public var uncompressedBodyBytes = 0
     /// Bytes after CONNECT or `101 Switching Protocols` on this side: not HTTP/1, but this endpoint's cost.
-    public var tunnelBytes: Int {
-        get { rare(0) }
-        set { setRare(0, newValue) }
-    }
+    public var tunnelBytes: Int { get { rare(0) } set { setRare(0, newValue) } }
     // Connection overhead (`--overhead`).
-    public var handshakeBytes: Int {
-        get { rare(1) }
-        set { setRare(1, newValue) }
-    }
-    public var teardownBytes: Int {
-        get { rare(2) }
-        set { setRare(2, newValue) }
-    }
-    public var packetOverheadBytes: Int {
-        get { rare(3) }
-        set { setRare(3, newValue) }
-    }
-    public var retransmittedBytes: Int {
-        get { rare(4) }
-        set { setRare(4, newValue) }
-    }
+    public var handshakeBytes: Int { get { rare(1) } set { setRare(1, newValue) } }
+    public var teardownBytes: Int { get { rare(2) } set { setRare(2, newValue) } }
+    public var packetOverheadBytes: Int { get { rare(3) } set { setRare(3, newValue) } }
+    public var retransmittedBytes: Int { get { rare(4) } set { setRare(4, newValue) } }
     /// The five sums above, which stay zero without tunnels or `--overhead`: empty (8 bytes, no
     /// allocation) until one is not, so that tens of thousands of groups do not carry 80 bytes of zeros.
     private var rareSums: [Int] = []

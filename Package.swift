@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficTestSupport"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis", "TrafficOutput"]),
     ],
     swiftLanguageModes: [.v6]
 )

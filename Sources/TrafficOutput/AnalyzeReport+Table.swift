@@ -43,22 +43,40 @@ extension AnalyzeReport {
         let showWire = report.totals.request.wireBytes + report.totals.response.wireBytes != report.totals.totalBytes
         if showWire { columns.append(.init("wire")) }
         var table = TextTable(columns: columns)
-        // Made twice per group (measured, then written): one array per row, filled in place.
+        // The numeric cells of a group in column order, each a count or a byte amount: one list for the
+        // measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
+        func forEachNumber(_ t: GroupTotals, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+            body(t.requests, true)
+            body(t.request.bytes, false)
+            body(t.response.bytes, false)
+            body(head(t), false)
+            body(t.request.cookieBytes + t.response.cookieBytes, false)
+            body(t.request.compressionSavingBytes + t.response.compressionSavingBytes, false)
+            body(t.totalBytes, false)
+            if showWire { body(t.request.wireBytes + t.response.wireBytes, false) }
+        }
         func row(_ keys: [String], _ t: GroupTotals) -> [String] {
             var cells = keys
             cells.reserveCapacity(keys.count + 8)
-            cells.append(String(t.requests))
-            cells.append(bytes(t.request.bytes))
-            cells.append(bytes(t.response.bytes))
-            cells.append(bytes(head(t)))
-            cells.append(bytes(t.request.cookieBytes + t.response.cookieBytes))
-            cells.append(bytes(t.request.compressionSavingBytes + t.response.compressionSavingBytes))
-            cells.append(bytes(t.totalBytes))
-            if showWire { cells.append(bytes(t.request.wireBytes + t.response.wireBytes)) }
+            forEachNumber(t) { value, isCount in cells.append(isCount ? String(value) : bytes(value)) }
             return cells
         }
         let groups = sortedGroups()
         table.rowSource = (groups.count, { i in groups.withUnsafeBufferPointer { row($0[i].keys, $0[i].totals) } })
+        table.rowWidths = { i, widths in
+            groups.withUnsafeBufferPointer { groups in
+                var column = 0
+                for key in groups[i].keys {
+                    widths[column] = max(widths[column], TextTable.displayWidth(key))
+                    column += 1
+                }
+                forEachNumber(groups[i].totals) { value, isCount in
+                    let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
+                    widths[column] = max(widths[column], width)
+                    column += 1
+                }
+            }
+        }
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
         table.footer = [row(totalKeys, report.totals)]

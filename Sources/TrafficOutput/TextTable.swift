@@ -22,6 +22,9 @@ public struct TextTable {
     /// Rows made on demand, after `rows`: measured in one pass and made again to be written, so that a
     /// report of tens of thousands of groups never holds all its cells at once.
     public var rowSource: (count: Int, row: (Int) -> [String])?
+    /// With `rowSource`: widens `widths` (one per column) to the display widths of row `i`'s cells without
+    /// making them, so that the measuring pass formats nothing. Must agree with `rowSource` exactly.
+    public var rowWidths: ((Int, inout [Int]) -> Void)?
     /// Rows drawn under a rule after the body, e.g. totals.
     public var footer: [[String]] = []
 
@@ -54,7 +57,12 @@ public struct TextTable {
         func measure(_ row: [String]) {
             for (i, cell) in zip(widths.indices, row) { widths[i] = max(widths[i], Self.displayWidth(cell)) }
         }
-        forEachBodyRow(measure)
+        if let rowSource, let rowWidths {
+            rows.forEach(measure)
+            for i in 0..<rowSource.count { rowWidths(i, &widths) }
+        } else {
+            forEachBodyRow(measure)
+        }
         footer.forEach(measure)
         return widths
     }
@@ -163,16 +171,39 @@ public struct TextTable {
 
 /// Human units for byte counts: B, KiB, MiB, GiB with one decimal.
 public func humanBytes(_ value: Int) -> String {
+    let (unit, tenths) = humanBytesParts(value)
+    // Concatenated rather than interpolated: these fit in small strings, which then need no allocation.
+    if unit == 0 { return String(value) + " B" }
+    return String(tenths / 10) + "." + String(abs(tenths % 10)) + " " + byteUnits[unit]
+}
+
+/// The display width of `humanBytes(value)`, without making the string (tables measure every cell first).
+public func humanBytesWidth(_ value: Int) -> Int {
+    let (unit, tenths) = humanBytesParts(value)
+    if unit == 0 { return decimalWidth(value) + 2 }
+    return decimalWidth(tenths / 10) + 3 + byteUnits[unit].utf8.count
+}
+
+/// The unit index, and the amount in that unit in tenths (the value itself for bytes).
+private func humanBytesParts(_ value: Int) -> (unit: Int, tenths: Int) {
     var amount = Double(value)
     var unit = 0
     while abs(amount) >= 1024, unit < byteUnits.count - 1 {
         amount /= 1024
         unit += 1
     }
-    // Concatenated rather than interpolated: these fit in small strings, which then need no allocation.
-    if unit == 0 { return String(value) + " B" }
-    let tenths = Int((amount * 10).rounded())
-    return String(tenths / 10) + "." + String(abs(tenths % 10)) + " " + byteUnits[unit]
+    return (unit, unit == 0 ? value : Int((amount * 10).rounded()))
+}
+
+/// The length of `String(value)`.
+public func decimalWidth(_ value: Int) -> Int {
+    var rest = value.magnitude
+    var width = value < 0 ? 2 : 1
+    while rest >= 10 {
+        rest /= 10
+        width += 1
+    }
+    return width
 }
 
 private let byteUnits = ["B", "KiB", "MiB", "GiB", "TiB"]

@@ -28,23 +28,47 @@ public struct PathNormalizer: Sendable {
         return contiguous.utf8.withContiguousStorageIfAvailable(Self.collapse)! ?? path
     }
 
-    /// The path with identifier segments replaced by `{id}`; nil when it has none (one pass, no allocation).
+    /// The path with identifier segments replaced by `{id}`; nil when it has none. One pass to find them,
+    /// then the string is written in place, in runs between identifiers (no intermediate array).
     private static func collapse(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var output: [UInt8]? = nil
+        var first = -1
         var start = 0
         for index in 0...bytes.count {
             guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
-            let segment = UnsafeBufferPointer(rebasing: bytes[start..<index])
-            if !segment.isEmpty, isIdentifier(segment) {
-                if output == nil { output = Array(bytes[0..<start]) }
-                output!.append(contentsOf: "{id}".utf8)
-            } else if output != nil {
-                output!.append(contentsOf: segment)
+            if index > start, isIdentifier(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
+                first = start
+                break
             }
-            if index < bytes.count { output?.append(UInt8(ascii: "/")) }
             start = index + 1
         }
-        return output.map { String(decoding: $0, as: UTF8.self) }
+        guard first >= 0 else { return nil }
+        // `{id}` is at most 4 bytes longer than the identifier it replaces, which is at least 1 byte long.
+        return String(unsafeUninitializedCapacity: bytes.count * 4 + 4) { output in
+            var written = 0
+            func put(_ run: UnsafeBufferPointer<UInt8>) {
+                for b in run {
+                    output[written] = b
+                    written += 1
+                }
+            }
+            put(UnsafeBufferPointer(rebasing: bytes[0..<first]))
+            var start = first
+            var copied = first
+            for index in first...bytes.count {
+                guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+                if index > start, isIdentifier(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
+                    put(UnsafeBufferPointer(rebasing: bytes[copied..<start]))
+                    for b in "{id}".utf8 {
+                        output[written] = b
+                        written += 1
+                    }
+                    copied = index
+                }
+                start = index + 1
+            }
+            put(UnsafeBufferPointer(rebasing: bytes[copied...]))
+            return written
+        }
     }
 
     static func matches(_ segments: [Substring], _ template: [Substring]) -> Bool {

@@ -107,6 +107,9 @@ final class ReportBuilder {
 
     private func normalizedPath(_ path: String, _ paths: PathNormalizer) -> String {
         if paths.isIdentity { return path }
+        // Collapsing identifiers is one pass over the bytes, cheaper than a lookup here; templates split the
+        // path and try each one: those results are remembered.
+        if paths.templates.isEmpty { return paths.normalize(path) }
         if let known = normalizedPaths[path] { return known }
         if normalizedPaths.count >= 4096 { normalizedPaths.removeAll(keepingCapacity: true) }
         let normalized = paths.normalize(path)

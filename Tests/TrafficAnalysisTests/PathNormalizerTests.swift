@@ -20,6 +20,13 @@ import TrafficAnalysis
         ("/deadbeef", "/deadbeef"),  // short hex words stay: they are words as often as ids
         ("/ABCDEFGHIJKLMNOPQRSTUVWXYZ", "/ABCDEFGHIJKLMNOPQRSTUVWXYZ"),  // letters only: a word, not a token
         ("(unknown)", "(unknown)"),
+        // Runs between identifiers are copied whole: first, last, adjacent and repeated segments.
+        ("/42", "/{id}"),
+        ("/42/", "/{id}/"),
+        ("/a/1/b/22/c/333", "/a/{id}/b/{id}/c/{id}"),
+        ("/1//2", "/{id}//{id}"),
+        ("/café/7/naïve/8", "/café/{id}/naïve/{id}"),  // non-ASCII around ids stays as it is
+        ("/x/" + String(repeating: "9", count: 300) + "/y", "/x/{id}/y"),
     ])
     func collapsesIdentifiers(path: String, expected: String) {
         #expect(Self.collapse.normalize(path) == expected)

@@ -7,6 +7,12 @@ struct HTTPHeadFields {
         case other, cookie, host, contentType, contentEncoding, transferEncoding, contentLength, connection, upgrade
 
         static func classify(_ name: UnsafeRawBufferPointer) -> Name {
+            // The first letter settles most names (Accept, Date, Server, User-Agent…) before any comparison.
+            guard let first = name.first else { return .other }
+            switch HTTPBytes.lower(first) {
+            case UInt8(ascii: "h"), UInt8(ascii: "c"), UInt8(ascii: "u"), UInt8(ascii: "s"), UInt8(ascii: "t"): break
+            default: return .other
+            }
             switch name.count {
             case 4: return HTTPBytes.equalsLowercase(name, "host") ? .host : .other
             case 6: return HTTPBytes.equalsLowercase(name, "cookie") ? .cookie : .other

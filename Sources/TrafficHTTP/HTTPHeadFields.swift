@@ -4,7 +4,7 @@
 struct HTTPHeadFields {
     /// Field names this parser cares about (RFC 9110 §5.1: case-insensitive).
     enum Name {
-        case other, cookie, host, contentType, contentEncoding, transferEncoding, contentLength, connection, upgrade
+        case other, cookie, host, contentType, contentEncoding, transferEncoding, contentLength, upgrade
 
         static func classify(_ name: UnsafeRawBufferPointer) -> Name {
             // The first letter settles most names (Accept, Date, Server, User-Agent…) before any comparison.
@@ -17,9 +17,7 @@ struct HTTPHeadFields {
             case 4: return HTTPBytes.equalsLowercase(name, "host") ? .host : .other
             case 6: return HTTPBytes.equalsLowercase(name, "cookie") ? .cookie : .other
             case 7: return HTTPBytes.equalsLowercase(name, "upgrade") ? .upgrade : .other
-            case 10:
-                if HTTPBytes.equalsLowercase(name, "set-cookie") { return .cookie }
-                return HTTPBytes.equalsLowercase(name, "connection") ? .connection : .other
+            case 10: return HTTPBytes.equalsLowercase(name, "set-cookie") ? .cookie : .other
             case 12: return HTTPBytes.equalsLowercase(name, "content-type") ? .contentType : .other
             case 14: return HTTPBytes.equalsLowercase(name, "content-length") ? .contentLength : .other
             case 16: return HTTPBytes.equalsLowercase(name, "content-encoding") ? .contentEncoding : .other
@@ -40,7 +38,6 @@ struct HTTPHeadFields {
     var transferEncodingList: String?
     /// Every `Content-Length` value joined with commas, judged at the end of the head (RFC 9110 §8.6).
     var contentLengthList: String?
-    var connection: String?
     var upgrade: String?
 
     /// Field lines seen (continuation lines excluded).
@@ -63,11 +60,6 @@ struct HTTPHeadFields {
         case .contentType:
             if contentType == nil {
                 contentType = value
-                lastWasFirst = true
-            }
-        case .connection:
-            if connection == nil {
-                connection = value
                 lastWasFirst = true
             }
         case .upgrade:
@@ -100,7 +92,6 @@ struct HTTPHeadFields {
         case .other, .cookie: return
         case .host: if lastWasFirst { fold(&host) }
         case .contentType: if lastWasFirst { fold(&contentType) }
-        case .connection: if lastWasFirst { fold(&connection) }
         case .upgrade: if lastWasFirst { fold(&upgrade) }
         case .contentEncoding:
             if lastWasFirst { fold(&contentEncoding) }

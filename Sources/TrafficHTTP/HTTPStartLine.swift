@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A request line or status line (RFC 9112 §3, §4), recognised from bytes; this is how HTTP is found on any port.
 enum HTTPStartLine {
     /// `method SP target SP HTTP/1.x`, or an HTTP/0.9 simple request `GET target` (RFC 1945 §4.1).
@@ -51,7 +57,7 @@ enum HTTPStartLine {
         if lastSpace >= targetStart {
             let v = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
             guard isVersion(v) else { return nil }
-            version = HTTPBytes.string(v)
+            version = Self.versionString(v)
             targetEnd = lastSpace
             while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
         }
@@ -65,7 +71,7 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: HTTPBytes.string(method), target: HTTPBytes.string(target), version: version ?? http09)
+            method: Self.methodString(method), target: HTTPBytes.string(target), version: version ?? http09)
     }
 
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> HTTPStartLine? {
@@ -81,7 +87,39 @@ enum HTTPStartLine {
             code = code * 10 + Int(d)
         }
         guard code >= 100, i + 3 == line.count || HTTPBytes.isWhitespace(line[i + 3]) else { return nil }
-        return .status(version: HTTPBytes.string(UnsafeRawBufferPointer(rebasing: line[0..<8])), code: code)
+        return .status(version: versionString(UnsafeRawBufferPointer(rebasing: line[0..<8])), code: code)
+    }
+
+    /// The common methods and versions as string literals: nothing to validate or allocate, and literals
+    /// are never reference counted, however often records copy them.
+    private static func methodString(_ bytes: UnsafeRawBufferPointer) -> String {
+        func matches(_ literal: StaticString) -> Bool {
+            memcmp(bytes.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+        }
+        switch bytes.count {
+        case 3:
+            if matches("GET") { return "GET" }
+            if matches("PUT") { return "PUT" }
+        case 4:
+            if matches("POST") { return "POST" }
+            if matches("HEAD") { return "HEAD" }
+        case 5: if matches("PATCH") { return "PATCH" }
+        case 6: if matches("DELETE") { return "DELETE" }
+        case 7:
+            if matches("OPTIONS") { return "OPTIONS" }
+            if matches("CONNECT") { return "CONNECT" }
+        default: break
+        }
+        return HTTPBytes.string(bytes)
+    }
+
+    /// `bytes` passed `isVersion`: `HTTP/1.` and a digit.
+    private static func versionString(_ bytes: UnsafeRawBufferPointer) -> String {
+        switch bytes[7] {
+        case UInt8(ascii: "1"): "HTTP/1.1"
+        case UInt8(ascii: "0"): "HTTP/1.0"
+        default: HTTPBytes.string(bytes)
+        }
     }
 
     /// `HTTP/1.` DIGIT: RFC 9112 §2.3 with the major version this parser understands.

@@ -102,7 +102,7 @@ final class ReportBuilder {
         return true
     }
 
-    /// Normalized paths by raw path: the same paths come back again and again (bounded; cleared when full).
+    /// Template results by raw path: the same paths come back again and again (bounded; cleared when full).
     private var normalizedPaths: [String: String] = [:]
 
     private func normalizedPath(_ path: String, _ paths: PathNormalizer) -> String {

@@ -28,46 +28,45 @@ public struct PathNormalizer: Sendable {
         return contiguous.utf8.withContiguousStorageIfAvailable(Self.collapse)! ?? path
     }
 
-    /// The path with identifier segments replaced by `{id}`; nil when it has none. One pass to find them,
-    /// then the string is written in place, in runs between identifiers (no intermediate array).
+    /// The path with identifier segments replaced by `{id}`; nil when it has none. The string is made only
+    /// when there is a first identifier, and written in place, in runs between identifiers.
     private static func collapse(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var first = -1
-        var start = 0
-        for index in 0...bytes.count {
-            guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
-            if index > start, isIdentifier(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
-                first = start
-                break
-            }
-            start = index + 1
-        }
-        guard first >= 0 else { return nil }
-        // `{id}` is at most 4 bytes longer than the identifier it replaces, which is at least 1 byte long.
-        return String(unsafeUninitializedCapacity: bytes.count * 4 + 4) { output in
+        var first: Range<Int>?
+        forEachIdentifier(in: bytes, from: 0) { first = $0; return false }
+        guard let first else { return nil }
+        // `{id}` (4 bytes) replaces at least one byte: the result is at most 4 times as long.
+        return String(unsafeUninitializedCapacity: bytes.count * 4) { output in
             var written = 0
-            func put(_ run: UnsafeBufferPointer<UInt8>) {
+            func put(_ run: some Sequence<UInt8>) {
                 for b in run {
                     output[written] = b
                     written += 1
                 }
             }
-            put(UnsafeBufferPointer(rebasing: bytes[0..<first]))
-            var start = first
-            var copied = first
-            for index in first...bytes.count {
-                guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
-                if index > start, isIdentifier(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
-                    put(UnsafeBufferPointer(rebasing: bytes[copied..<start]))
-                    for b in "{id}".utf8 {
-                        output[written] = b
-                        written += 1
-                    }
-                    copied = index
-                }
-                start = index + 1
+            var copied = 0
+            forEachIdentifier(in: bytes, from: first.lowerBound) { segment in
+                put(bytes[copied..<segment.lowerBound])
+                put("{id}".utf8)
+                copied = segment.upperBound
+                return true
             }
-            put(UnsafeBufferPointer(rebasing: bytes[copied...]))
+            put(bytes[copied...])
             return written
+        }
+    }
+
+    /// Calls `body` with the range of every identifier segment at or after `start` (a segment start), in order,
+    /// until it returns false.
+    private static func forEachIdentifier(
+        in bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ body: (Range<Int>) -> Bool
+    ) {
+        var segmentStart = start
+        for index in start...bytes.count {
+            guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+            if index > segmentStart, isIdentifier(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index])) {
+                guard body(segmentStart..<index) else { return }
+            }
+            segmentStart = index + 1
         }
     }
 

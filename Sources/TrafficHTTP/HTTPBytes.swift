@@ -14,19 +14,18 @@ enum HTTPBytes {
     static let ht: UInt8 = 0x09
     static let colon: UInt8 = 0x3A
 
-    /// Index of the first LF in `bytes[start...]`, found with `memchr` (vectorised by libc).
+    /// Index of the first `byte` in `bytes[start...]`, found with `memchr` (vectorised by libc).
     @inline(__always)
-    static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let base = bytes.baseAddress, !bytes.isEmpty,
-            let hit = memchr(base, Int32(byte), bytes.count)
-        else { return nil }
+    static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let hit = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
         return UnsafeRawPointer(hit) - base
     }
 
+    /// Index of the first LF in `bytes[start...]`.
+    @inline(__always)
     static func firstLF(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
-        guard let hit = memchr(base + start, Int32(lf), bytes.count - start) else { return nil }
-        return UnsafeRawPointer(hit) - base
+        firstIndex(of: lf, in: bytes, from: start)
     }
 
     /// RFC 9110 §5.6.2 `tchar`.

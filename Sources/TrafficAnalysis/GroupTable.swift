@@ -71,6 +71,18 @@ struct GroupTable {
             }
             h = (h ^ 0xFF) &* 0x100_0000_01b3
         }
+        return mix(h)
+    }
+
+    /// FNV-1a over `bytes`, with the same final mix.
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return mix(h)
+    }
+
+    private static func mix(_ hash: UInt64) -> UInt64 {
+        var h = hash
         h ^= h >> 32
         h &*= 0xD6E8_FEB8_6659_FD93
         return h ^ (h >> 32)

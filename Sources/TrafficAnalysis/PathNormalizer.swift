@@ -55,6 +55,23 @@ public struct PathNormalizer: Sendable {
         }
     }
 
+    /// Calls `body` with the bytes of `collapseIdentifiers`' result in pieces (runs of the path, and `{id}`
+    /// for each identifier), without making it: counting distinct results only needs to hash them.
+    public static func forEachCollapsedPiece(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var path = path
+        path.withUTF8 { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return body(bytes) }
+            var copied = 0
+            forEachIdentifier(in: bytes, from: 0) { segment in
+                body(UnsafeBufferPointer(rebasing: bytes[copied..<segment.lowerBound]))
+                StaticString("{id}").withUTF8Buffer(body)
+                copied = segment.upperBound
+                return true
+            }
+            body(UnsafeBufferPointer(rebasing: bytes[copied...]))
+        }
+    }
+
     /// Calls `body` with the range of every identifier segment at or after `start` (a segment start), in order,
     /// until it returns false.
     private static func forEachIdentifier(

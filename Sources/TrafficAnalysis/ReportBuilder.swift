@@ -147,6 +147,41 @@ final class ReportBuilder {
         }
     }
 
+    /// How many distinct keys remain when identifier segments of the path column are collapsed. Normalizing
+    /// is a function of the path alone, so the groups' keys suffice: no per-record work.
+    static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
+        // The normalized keys are hashed and compared as bytes, never made: tens of thousands of paths
+        // collapse into a few dozen keys, and making each one (to look it up) cost most of the count.
+        // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8).
+        var distinct: [UInt64: [[UInt8]]] = [:]
+        var bytes: [UInt8] = []
+        for key in keys {
+            bytes.removeAll(keepingCapacity: true)
+            for (i, field) in key.enumerated() {
+                if i == column {
+                    PathNormalizer.forEachCollapsedPiece(field) { bytes.append(contentsOf: $0) }
+                } else {
+                    if field.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                        bytes.append(contentsOf: field.utf8)
+                    }
+                }
+                bytes.append(0xFF)
+            }
+            let hash = bytes.withUnsafeBufferPointer(GroupTable.hash)
+            if let known = distinct[hash] {
+                if !known.contains(bytes) { distinct[hash]!.append(bytes) }
+            } else {
+                distinct[hash] = [bytes]
+            }
+        }
+        return distinct.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// The result of a count made on another thread (read after joining it).
+    private final class NormalizedCount: @unchecked Sendable {
+        var value: Int?
+    }
+
     /// Requests before responses; TLS client-to-server before server-to-client.
     static func order(_ record: HTTPMessageRecord) -> Int {
         switch record.kind {
@@ -184,8 +219,21 @@ final class ReportBuilder {
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
-        // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
         let keys = groups.keys
+        // Counting what `--normalize-paths` would leave reads only the keys: with more than one job it runs
+        // on a second thread while the rows are sorted.
+        let normalizedCount = NormalizedCount()
+        var counting: WorkerThread?
+        if countNormalized, let column = options.groupBy.firstIndex(of: .path) {
+            let count = { normalizedCount.value = Self.normalizedKeyCount(keys, pathColumn: column) }
+            if options.jobs > 1 {
+                counting = WorkerThread(count)
+                counting?.start()
+            } else {
+                count()
+            }
+        }
+        // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
         var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
         order.sort { a, b in
             if a.total != b.total { return a.total > b.total }
@@ -214,21 +262,10 @@ final class ReportBuilder {
             Self.permute(&records, by: order.map(\.at))
             kept = records
         }
-        // Normalizing is a function of the path key alone, so the groups' keys suffice: no per-record work.
-        var normalizedCount: Int?
-        if countNormalized, let column = options.groupBy.firstIndex(of: .path) {
-            let collapse = PathNormalizer(collapseIdentifiers: true)
-            // Few distinct normalized keys: the set stays small while the groups are walked.
-            var normalized = Set<[String]>()
-            for var key in keys {
-                key[column] = collapse.normalize(key[column])
-                normalized.insert(key)
-            }
-            normalizedCount = normalized.count
-        }
+        counting?.join()
         return TrafficReport(
             captures: captures, groupBy: options.groupBy, groups: rows, totals: totals, summary: summary,
-            messages: kept, normalizedGroupCount: normalizedCount, anomalies: anomalies, warnings: warnings)
+            messages: kept, normalizedGroupCount: normalizedCount.value, anomalies: anomalies, warnings: warnings)
     }
 }
 

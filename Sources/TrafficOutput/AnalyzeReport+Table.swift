@@ -55,14 +55,22 @@ extension AnalyzeReport {
             body(t.totalBytes, false)
             if showWire { body(t.request.wireBytes + t.response.wireBytes, false) }
         }
-        func row(_ keys: [String], _ t: GroupTotals) -> [String] {
-            var cells = keys
-            cells.reserveCapacity(keys.count + 8)
-            forEachNumber(t) { value, isCount in cells.append(isCount ? String(value) : bytes(value)) }
-            return cells
+        func row(_ keys: [String], _ t: GroupTotals, shown: [Bool], into cells: inout TextTable.Cells) {
+            for key in keys { cells.append(key) }
+            forEachNumber(t) { value, isCount in
+                if !shown[cells.count] {
+                    cells.appendEmpty()
+                } else if isCount || exactBytes {
+                    cells.append(decimal: value)
+                } else {
+                    cells.append(humanBytes: value)
+                }
+            }
         }
         let groups = sortedGroups()
-        table.rowSource = (groups.count, { i in groups.withUnsafeBufferPointer { row($0[i].keys, $0[i].totals) } })
+        table.rowSource = (groups.count, { i, shown, cells in
+            groups.withUnsafeBufferPointer { row($0[i].keys, $0[i].totals, shown: shown, into: &cells) }
+        })
         table.rowWidths = { i, widths in
             groups.withUnsafeBufferPointer { groups in
                 var column = 0
@@ -79,7 +87,9 @@ extension AnalyzeReport {
         }
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
-        table.footer = [row(totalKeys, report.totals)]
+        var footer = [String](totalKeys)
+        forEachNumber(report.totals) { value, isCount in footer.append(isCount ? String(value) : bytes(value)) }
+        table.footer = [footer]
         var first = true
         table.render(width: width, chunkBytes: chunkBytes) { text in
             if first, color, let newline = text.firstIndex(of: "\n") {

@@ -20,8 +20,10 @@ public struct TextTable {
     public var columns: [Column]
     public var rows: [[String]] = []
     /// Rows made on demand, after `rows`: measured in one pass and made again to be written, so that a
-    /// report of tens of thousands of groups never holds all its cells at once.
-    public var rowSource: (count: Int, row: (Int) -> [String])?
+    /// report of tens of thousands of groups never holds all its cells at once. `row(i, shown, &cells)`
+    /// fills `cells` (one per column, emptied and reused from row to row); a column whose `shown` is false
+    /// may be left empty (it was dropped to fit the width, and formatting its numbers would be wasted).
+    public var rowSource: (count: Int, row: (_ index: Int, _ shown: [Bool], _ cells: inout Cells) -> Void)?
     /// With `rowSource`: widens `widths` (one per column) to the display widths of row `i`'s cells without
     /// making them, so that the measuring pass formats nothing. Must agree with `rowSource` exactly.
     public var rowWidths: ((Int, inout [Int]) -> Void)?
@@ -61,7 +63,11 @@ public struct TextTable {
             rows.forEach(measure)
             for i in 0..<rowSource.count { rowWidths(i, &widths) }
         } else {
-            forEachBodyRow(measure)
+            forEachBodyRow(shown: columns.map { _ in true }) { cells in
+                for i in 0..<min(widths.count, cells.count) {
+                    widths[i] = max(widths[i], cells.withCell(i, Self.displayWidth))
+                }
+            }
         }
         footer.forEach(measure)
         return widths
@@ -69,10 +75,65 @@ public struct TextTable {
 
     private var bodyRowCount: Int { rows.count + (rowSource?.count ?? 0) }
 
-    private func forEachBodyRow(_ body: ([String]) -> Void) {
-        rows.forEach(body)
+    private func forEachBodyRow(shown: [Bool], _ body: (Cells) -> Void) {
+        var cells = Cells()
+        for row in rows {
+            cells.set(row)
+            body(cells)
+        }
         if let rowSource {
-            for i in 0..<rowSource.count { body(rowSource.row(i)) }
+            for i in 0..<rowSource.count {
+                cells.removeAll()
+                rowSource.row(i, shown, &cells)
+                body(cells)
+            }
+        }
+    }
+
+    /// The cells of one row as UTF-8 bytes in one buffer: keys are copied in and numbers written as digits,
+    /// with no String made per cell (a table of tens of thousands of groups spent most of its time there).
+    public struct Cells {
+        fileprivate var bytes: [UInt8] = []
+        /// Where each cell ends in `bytes`.
+        fileprivate var ends: [Int] = []
+
+        public init() {}
+
+        public var count: Int { ends.count }
+
+        public mutating func append(_ text: String) {
+            bytes.appendUTF8(text)
+            ends.append(bytes.count)
+        }
+
+        public mutating func append(decimal value: Int) {
+            bytes.appendDecimal(value)
+            ends.append(bytes.count)
+        }
+
+        /// `humanBytes(value)`.
+        public mutating func append(humanBytes value: Int) {
+            writeHumanBytes(value) { bytes.append($0) }
+            ends.append(bytes.count)
+        }
+
+        public mutating func appendEmpty() { ends.append(bytes.count) }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+        }
+
+        mutating func set(_ texts: [String]) {
+            removeAll()
+            for text in texts { append(text) }
+        }
+
+        /// Calls `body` with cell `i`'s bytes (empty past the last cell).
+        func withCell<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            guard i < ends.count else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            let start = i == 0 ? 0 : ends[i - 1]
+            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<ends[i]])) }
         }
     }
 
@@ -87,10 +148,12 @@ public struct TextTable {
     /// Display width of a cell: Unicode scalars, which is exact for the ASCII and "…"/"→" this table prints
     /// and far cheaper than counting grapheme clusters for every cell.
     static func displayWidth(_ text: String) -> Int {
+        text.utf8.withContiguousStorageIfAvailable(displayWidth) ?? text.unicodeScalars.count
+    }
+
+    static func displayWidth(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         // Every scalar has exactly one UTF-8 byte that is not a continuation byte (10xxxxxx).
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
-        } ?? text.unicodeScalars.count
+        bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 
     private func layout(_ visible: [Int], widths natural: [Int], width: Int, chunkBytes: Int, to write: (String) -> Void) {
@@ -106,41 +169,85 @@ public struct TextTable {
             excess -= 1
         }
         let lineWidth = widths.reduce(0, +) + 2 * (visible.count - 1)
-        let spaces = [UInt8](repeating: 0x20, count: widths.max() ?? 0)
+        let writer = LineWriter(
+            visible: visible, widths: widths, left: visible.map { columns[$0].alignment == .left })
         var text: [UInt8] = []
         text.reserveCapacity(min(chunkBytes, (bodyRowCount + footer.count + 2) * (lineWidth + 1)) + 4 * lineWidth)
-        func line(_ cells: [String]) {
-            let start = text.count
-            for (i, column) in visible.enumerated() {
-                if i > 0 { text.appendUTF8("  ") }
-                var cell = column < cells.count ? cells[column] : ""
-                var cellWidth = Self.displayWidth(cell)
-                if cellWidth > widths[i] {
-                    cell = Self.shortenMiddle(cell, to: widths[i])
-                    cellWidth = Self.displayWidth(cell)
-                }
-                let padding = spaces.prefix(max(0, widths[i] - cellWidth))
-                if columns[column].alignment == .left {
-                    text.appendUTF8(cell)
-                    text += padding
-                } else {
-                    text += padding
-                    text.appendUTF8(cell)
-                }
-            }
-            Self.trimTrailingSpaces(&text, lineStart: start)
-            text.append(0x0A)
+        func line(_ cells: Cells) {
+            writer.write(cells, into: &text)
             text.flush(over: chunkBytes, to: write)
+        }
+        var cells = Cells()
+        func line(_ texts: [String]) {
+            cells.set(texts)
+            line(cells)
         }
         line(columns.map(\.title))
         let rule = String(repeating: "─", count: min(width, lineWidth)) + "\n"
         text.appendUTF8(rule)
-        forEachBodyRow(line)
+        var shown = columns.map { _ in false }
+        for column in visible { shown[column] = true }
+        forEachBodyRow(shown: shown, line)
         if !footer.isEmpty {
             text.appendUTF8(rule)
             footer.forEach(line)
         }
         text.flush(over: 0, to: write)
+    }
+
+    /// Writes one line of cells padded to the layout's widths (a value with the layout, not a closure
+    /// over it: rows are written tens of thousands of times).
+    private struct LineWriter {
+        let visible: [Int]
+        let widths: [Int]
+        let left: [Bool]
+        let spaces: [UInt8]
+
+        init(visible: [Int], widths: [Int], left: [Bool]) {
+            self.visible = visible
+            self.widths = widths
+            self.left = left
+            spaces = [UInt8](repeating: 0x20, count: widths.max() ?? 0)
+        }
+
+        func write(_ cells: Cells, into text: inout [UInt8]) {
+            let start = text.count
+            for i in visible.indices {
+                if i > 0 {
+                    text.append(0x20)
+                    text.append(0x20)
+                }
+                cells.withCell(visible[i]) { cell in
+                    var cellWidth = TextTable.displayWidth(cell)
+                    if cellWidth > widths[i], widths[i] >= 3, cell.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                        // shortenMiddle on printable ASCII (one Character per byte), without making strings.
+                        let keep = widths[i] - 1, head = (keep + 1) / 2
+                        text.append(contentsOf: UnsafeBufferPointer(rebasing: cell[..<head]))
+                        text.appendUTF8("…")
+                        text.append(contentsOf: UnsafeBufferPointer(rebasing: cell[(cell.count - (keep - head))...]))
+                    } else if cellWidth > widths[i] {
+                        let short = TextTable.shortenMiddle(String(decoding: cell, as: UTF8.self), to: widths[i])
+                        cellWidth = TextTable.displayWidth(short)
+                        put(cell: short.utf8, width: cellWidth, column: i, into: &text)
+                    } else {
+                        put(cell: cell, width: cellWidth, column: i, into: &text)
+                    }
+                }
+            }
+            TextTable.trimTrailingSpaces(&text, lineStart: start)
+            text.append(0x0A)
+        }
+
+        private func put(cell: some Collection<UInt8>, width: Int, column i: Int, into text: inout [UInt8]) {
+            let padding = spaces.prefix(max(0, widths[i] - width))
+            if left[i] {
+                text.append(contentsOf: cell)
+                text += padding
+            } else {
+                text += padding
+                text.append(contentsOf: cell)
+            }
+        }
     }
 
     /// Removes the spaces that padding left at the end of the line that starts at `lineStart`.
@@ -162,19 +269,64 @@ public struct TextTable {
 
     /// Keeps the start and the end of `text`, which say the most about a path.
     public static func shortenMiddle(_ text: String, to width: Int) -> String {
-        guard text.count > width, width >= 3 else { return String(text.prefix(width)) }
         let keep = width - 1
         let head = (keep + 1) / 2
+        // Printable ASCII is one Character per byte: cut the bytes, not grapheme clusters (paths are
+        // nearly always ASCII, and a table of ids shortens tens of thousands of them).
+        let ascii: String?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            guard bytes.count > width, width >= 3 else { return String(decoding: bytes.prefix(max(0, width)), as: UTF8.self) }
+            let ellipsis = "…".utf8
+            return String(unsafeUninitializedCapacity: keep + ellipsis.count) { out in
+                var n = 0
+                for b in bytes.prefix(head) { out[n] = b; n += 1 }
+                for b in ellipsis { out[n] = b; n += 1 }
+                for b in bytes.suffix(keep - head) { out[n] = b; n += 1 }
+                return n
+            }
+        }
+        if let ascii, let ascii { return ascii }
+        guard text.count > width, width >= 3 else { return String(text.prefix(width)) }
         return String(text.prefix(head)) + "…" + String(text.suffix(keep - head))
     }
 }
 
 /// Human units for byte counts: B, KiB, MiB, GiB with one decimal.
 public func humanBytes(_ value: Int) -> String {
+    // The exact length as capacity: up to 15 bytes stay a small string, with no allocation.
+    String(unsafeUninitializedCapacity: humanBytesWidth(value)) { out in
+        var n = 0
+        writeHumanBytes(value) {
+            out[n] = $0
+            n += 1
+        }
+        return n
+    }
+}
+
+/// The bytes of `humanBytes(value)`, one at a time: tables write them straight into their line buffers.
+func writeHumanBytes(_ value: Int, _ put: (UInt8) -> Void) {
     let (unit, tenths) = humanBytesParts(value)
-    // Concatenated rather than interpolated: these fit in small strings, which then need no allocation.
-    if unit == 0 { return String(value) + " B" }
-    return String(tenths / 10) + "." + String(abs(tenths % 10)) + " " + byteUnits[unit]
+    func putDecimal(_ v: Int) {
+        if v < 0 { put(UInt8(ascii: "-")) }
+        var m = v.magnitude, divisor: UInt = 1
+        while m / divisor >= 10 { divisor *= 10 }
+        repeat {
+            put(UInt8(ascii: "0") + UInt8(m / divisor))
+            m %= divisor
+            divisor /= 10
+        } while divisor > 0
+    }
+    if unit == 0 {
+        putDecimal(value)
+    } else {
+        // |tenths| >= 10 here (the unit is at least 1024 bytes), so the integer part carries the sign.
+        putDecimal(tenths / 10)
+        put(UInt8(ascii: "."))
+        put(UInt8(ascii: "0") + UInt8(abs(tenths % 10)))
+    }
+    put(0x20)
+    for b in byteUnits[unit].utf8 { put(b) }
 }
 
 /// The display width of `humanBytes(value)`, without making the string (tables measure every cell first).

@@ -2,8 +2,11 @@
 /// which dominated rendering reports with tens of thousands of rows.
 extension Array where Element == UInt8 {
     mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
+        // Small strings (most cells) have no storage to point at; their bytes are copied without
+        // `withUTF8`'s copy of the string into a mutable variable first.
+        if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) == nil {
+            append(contentsOf: text.utf8)
+        }
     }
 
     /// `String(value)` without the intermediate string.

@@ -113,6 +113,6 @@ struct Analyze: ParsableCommand {
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth
         try output.write { rendered.write(output.format, width: width, to: $0) }
+        keepUntilExit(report)
     }
 }
-

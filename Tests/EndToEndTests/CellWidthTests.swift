@@ -27,6 +27,54 @@ import TrafficOutput
         }
     }
 
+    /// Written out by hand, and against the formula the bytes writer replaced (Double, concatenated).
+    @Test func humanBytesSpellsUnits() {
+        #expect(humanBytes(0) == "0 B")
+        #expect(humanBytes(1023) == "1023 B")
+        #expect(humanBytes(1024) == "1.0 KiB")
+        #expect(humanBytes(1536) == "1.5 KiB")
+        #expect(humanBytes(1_048_524) == "1023.9 KiB")
+        #expect(humanBytes(1_048_575) == "1024.0 KiB")
+        #expect(humanBytes(1_048_576) == "1.0 MiB")
+        #expect(humanBytes(-2048) == "-2.0 KiB")
+        #expect(humanBytes(-5) == "-5 B")
+        #expect(humanBytes(Int.max) == "8388608.0 TiB")
+        func reference(_ value: Int) -> String {
+            var amount = Double(value), unit = 0
+            let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+            while abs(amount) >= 1024, unit < 4 {
+                amount /= 1024
+                unit += 1
+            }
+            if unit == 0 { return "\(value) B" }
+            let tenths = Int((amount * 10).rounded())
+            return "\(tenths / 10).\(abs(tenths % 10)) \(units[unit])"
+        }
+        for value in Self.values { #expect(humanBytes(value) == reference(value), "\(value)") }
+    }
+
+    /// A long ASCII path keeps its start and end around "…" (cut as bytes), a non-ASCII one by characters.
+    @Test func narrowTablesShortenPathsInTheMiddle() {
+        var table = TextTable(columns: [.init("path", .left, shrinkable: true), .init("n")])
+        let paths = ["/api/v1/users/1234567890/profile/settings", "/café/ünïcödé/1234567890/ßettings/naïve"]
+        table.rowSource = (paths.count, { i, _, cells in
+            cells.append(paths[i])
+            cells.append(decimal: i)
+        })
+        table.rowWidths = { i, widths in
+            widths[0] = max(widths[0], paths[i].count)
+            widths[1] = max(widths[1], 1)
+        }
+        // 41 columns of path + 2 + 1 do not fit 20: the path column gets 17, so 8 characters, "…", 8 characters.
+        #expect(table.render(width: 20) == """
+            path               n
+            ────────────────────
+            /api/v1/…settings  0
+            /café/ün…gs/naïve  1
+
+            """)
+    }
+
     @Test func decimalWidthIsTheStringsWidth() {
         for value in Self.values { #expect(decimalWidth(value) == String(value).count, "\(value)") }
     }

@@ -1,5 +1,5 @@
 import Testing
-import TrafficAnalysis
+@testable import TrafficAnalysis
 
 @Suite struct PathNormalizerTests {
     static let collapse = PathNormalizer(collapseIdentifiers: true)
@@ -30,6 +30,26 @@ import TrafficAnalysis
     ])
     func collapsesIdentifiers(path: String, expected: String) {
         #expect(Self.collapse.normalize(path) == expected)
+        // The pieces that counting hashes (without making the string) spell the same path.
+        var pieces: [UInt8] = []
+        PathNormalizer.forEachCollapsedPiece(path) { pieces.append(contentsOf: $0) }
+        #expect(String(decoding: pieces, as: UTF8.self) == expected)
+    }
+
+    /// The count behind "--normalize-paths would merge N rows into M", against normalized keys in a Set.
+    @Test func normalizedKeyCountMatchesASetOfNormalizedKeys() {
+        let keys = [
+            ["api", "/users/1"], ["api", "/users/2"], ["api", "/users/3/orders"], ["cdn", "/users/4"],
+            ["api", "/users/550e8400-e29b-41d4-a716-446655440000"], ["api", "/search"], ["api", "/search/"],
+            ["api", "/café/7"], ["api", "/café/8"], ["api", "(unknown)"], ["api/", "users/{id}"],
+        ]
+        // Written out by hand: api /users/{id} (4 keys), api /users/{id}/orders, cdn /users/{id}, api /search,
+        // api /search/, api /café/{id}, api (unknown), and `api/` `users/{id}`, which must not meet
+        // `api` `/users/{id}` although their bytes run together.
+        #expect(ReportBuilder.normalizedKeyCount(keys, pathColumn: 1) == 8)
+        let reference = Set(keys.map { [$0[0], Self.collapse.normalize($0[1])] })
+        #expect(reference.count == 8)
+        #expect(ReportBuilder.normalizedKeyCount([], pathColumn: 0) == 0)
     }
 
     @Test func templatesNameGroups() {

@@ -21,7 +21,7 @@ final class ReportBuilder {
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
     private let countNormalized: Bool
     private(set) var totals = GroupTotals()
-    private var messages = RecordStore()
+    private var messages: MessageStore
     var summary = ReportSummary()
     let capturePaths: [String]
 
@@ -35,6 +35,7 @@ final class ReportBuilder {
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
         probe = options.groupBy.map { _ in "" }
+        messages = MessageStore(runLength: options.messageRunLength)
     }
 
     func matches(_ record: HTTPMessageRecord) -> Bool {
@@ -197,9 +198,9 @@ final class ReportBuilder {
         return type.trimmingSpaces().lowercased()
     }
 
-    /// Takes in a shard's groups, summary and records; `connection` maps the shard's connection numbers
-    /// to the capture's (tshark's order of first packets).
-    func merge(_ shard: ReportBuilder, connection: (Int, Int) -> Int) {
+    /// Takes in a shard's groups, summary and records; `renumber` maps the shard's connection numbers of
+    /// `capture` to the capture's (tshark's order of first packets).
+    func merge(_ shard: ReportBuilder, capture: Int, renumber: [Int]) {
         shard.lastSlot = -1
         if groups.count == 0 {
             // The first shard's table is taken over whole: no second copy of its groups.
@@ -210,12 +211,7 @@ final class ReportBuilder {
         lastSlot = -1
         totals.add(shard.totals)
         summary.add(shard.summary)
-        // Records are the largest thing a run holds: never two copies (the shard's go chunk by chunk).
-        shard.messages.drain { entry in
-            var record = entry.record
-            record.connection = connection(entry.capture, record.connection)
-            messages.append((entry.capture, record))
-        }
+        messages.adopt(&shard.messages, capture: capture, renumber: renumber)
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
@@ -245,22 +241,11 @@ final class ReportBuilder {
         }
         var rows = groups.drainRows()
         Self.permute(&rows, by: order.map(\.slot))
-        var kept: [(capture: Int, record: HTTPMessageRecord)]? = nil
+        var warnings = warnings
+        var kept: MessageList?
         if options.keepMessages {
-            // Moved into one array of the exact size, then sorted through a permutation of indices: the
-            // records exist once (a sort of the records themselves would take a buffer of them).
-            var records: [(capture: Int, record: HTTPMessageRecord)] = []
-            records.reserveCapacity(messages.count)
-            messages.drain { records.append($0) }
-            var order = records.indices.map { i in
-                (capture: records[i].capture, connection: records[i].record.connection, index: records[i].record.index,
-                 side: Self.order(records[i].record), time: records[i].record.time, at: i)
-            }
-            order.sort { a, b in
-                (a.capture, a.connection, a.index, a.side, a.time) < (b.capture, b.connection, b.index, b.side, b.time)
-            }
-            Self.permute(&records, by: order.map(\.at))
-            kept = records
+            kept = messages.finish()
+            if let warning = messages.warning { warnings.append(AnalysisWarning(capture: "--messages", message: warning)) }
         }
         counting?.join()
         return TrafficReport(

@@ -7,6 +7,9 @@ public struct ReportOptions: Sendable {
     public var pathGlob: String?
     /// Keep every record for `--messages`.
     public var keepMessages = false
+    /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
+    /// not grow with the capture (a run of 16384 records is a few MiB).
+    public var messageRunLength = 16_384
     /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.
     public var overhead: OverheadOptions = []
     /// Inflate every gzip body instead of reading its size from the gzip trailer (`--verify-decoding`).

@@ -110,9 +110,7 @@ public enum TrafficAnalyzer {
         for (number, entry) in order.enumerated() { global[entry.shard][entry.local] = number }
         // The largest shard first: its groups are taken over whole, the others merged into them.
         for (shard, shardBuilder) in shards.enumerated().sorted(by: { $0.element.groupCount > $1.element.groupCount }) {
-            builder.merge(shardBuilder) { recordCapture, local in
-                recordCapture == capture && local < global[shard].count ? global[shard][local] : local
-            }
+            builder.merge(shardBuilder, capture: capture, renumber: global[shard])
         }
         return analysis
     }

@@ -9,7 +9,7 @@ public struct TrafficReport: Sendable {
     public var totals: GroupTotals
     public var summary: ReportSummary
     /// Every record in capture, connection and exchange order; nil unless `keepMessages`.
-    public var messages: [(capture: Int, record: HTTPMessageRecord)]?
+    public var messages: MessageList?
     /// How many rows `--normalize-paths` would leave, when it was not given.
     public var normalizedGroupCount: Int?
     /// Anomaly counts by name over all captures.

@@ -108,13 +108,19 @@ extension AnalyzeReport {
             .init("status"), .init("host", .left, shrinkable: true, dropOrder: 1), .init("path", .left, shrinkable: true),
             .init("head"), .init("body", dropOrder: 4), .init("decoded", dropOrder: 5), .init("total"),
         ])
-        for (_, r) in report.messages ?? [] {
-            table.rows.append([
+        // Rows are made as the list is read, once to measure and once to write: the records of a large
+        // capture come from a temporary file and are never all in memory.
+        let messages = report.messages ?? []
+        var iterator = messages.makeIterator()
+        table.rowSource = (messages.count, { i, _, cells in
+            if i == 0 { iterator = messages.makeIterator() }
+            guard let (_, r) = iterator.next() else { return }
+            for cell in [
                 String(r.connection), String(r.index), r.kind == .request ? "req" : r.kind == .response ? "resp" : (r.tls?.direction == "client_to_server" ? "tls→" : "tls←"), r.method ?? "",
                 r.status.map(String.init) ?? "", r.host, r.path, bytes(r.lineBytes + r.headerBytes), bytes(r.bodyBytes),
                 r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
-            ])
-        }
+            ] { cells.append(cell) }
+        })
         table.render(width: width, chunkBytes: chunkBytes, to: write)
         write(summaryLines(width: width))
     }

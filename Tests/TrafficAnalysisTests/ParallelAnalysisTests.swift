@@ -24,3 +24,33 @@ import TrafficAnalysis
         #expect(first == second)
     }
 }
+
+/// `--messages` records written to a temporary file in sorted runs and merged when read: the same list, in
+/// the same order, as sorting them all in memory, on one thread and on three, read once or twice.
+@Suite struct SpilledMessagesTests {
+    static func dump(_ list: MessageList?) -> [String] {
+        (list ?? []).map { entry in
+            "\(entry.capture) " + Mirror(reflecting: entry.record).children.map { "\($0.label ?? "?")=\($0.value)" }
+                .joined(separator: " ") + " tls=\(String(describing: entry.record.tls))"
+        }
+    }
+
+    @Test(arguments: ParallelAnalysisTests.samples)
+    func runsMergeIntoTheInMemoryOrder(path: String) throws {
+        var options = ReportOptions()
+        options.keepMessages = true
+        options.overhead = .all
+        options.jobs = 1
+        let inMemory = try TrafficAnalyzer.analyze(paths: [path], options: options)
+        #expect(inMemory.warnings.isEmpty)
+        let expected = Self.dump(inMemory.messages)
+        for (jobs, runLength) in [(1, 1), (1, 3), (3, 2), (3, 7)] {
+            options.jobs = jobs
+            options.messageRunLength = runLength
+            let spilled = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            #expect(spilled.messages?.count == expected.count)
+            #expect(Self.dump(spilled.messages) == expected, "\(path) jobs \(jobs) runs of \(runLength)")
+            #expect(Self.dump(spilled.messages) == expected, "read twice")
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import TrafficHTTP
+
+/// Every kept record (`--messages`) in capture, connection and exchange order, requests before their
+/// responses. Large lists live in sorted runs in a temporary file and are merged as they are read, so
+/// reading them holds one buffered record per run; read them as often as needed.
+public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
+    public typealias Element = (capture: Int, record: HTTPMessageRecord)
+
+    enum Storage: Sendable {
+        case memory([Element])
+        case runs([MessageRun])
+    }
+
+    let storage: Storage
+    public let count: Int
+
+    init(storage: Storage, count: Int) {
+        self.storage = storage
+        self.count = count
+    }
+
+    public init(arrayLiteral elements: Element...) {
+        self.init(storage: .memory(elements), count: elements.count)
+    }
+
+    /// The listing order: capture, connection, exchange index, request before response (TLS client to
+    /// server first), then time (interim responses before the final one).
+    static func precedes(_ a: Element, _ b: Element) -> Bool {
+        (a.capture, a.record.connection, a.record.index, ReportBuilder.order(a.record), a.record.time)
+            < (b.capture, b.record.connection, b.record.index, ReportBuilder.order(b.record), b.record.time)
+    }
+
+    public func makeIterator() -> Iterator {
+        switch storage {
+        case .memory(let elements): Iterator(elements: elements)
+        case .runs(let runs): Iterator(runs: runs)
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        private var elements: [Element] = []
+        private var position = 0
+        private var readers: [RunReader] = []
+        /// Indexes of readers with a record, as a binary min-heap by (record, reader): equal records come
+        /// from the earlier run first, as a stable sort of all of them would order them.
+        private var heap: [Int] = []
+
+        init(elements: [Element]) { self.elements = elements }
+
+        init(runs: [MessageRun]) {
+            readers = runs.map(RunReader.init)
+            for i in readers.indices where readers[i].head != nil { push(i) }
+        }
+
+        public mutating func next() -> Element? {
+            if readers.isEmpty {
+                guard position < elements.count else { return nil }
+                defer { position += 1 }
+                return elements[position]
+            }
+            guard let top = heap.first else { return nil }
+            let element = readers[top].head!
+            readers[top].advance()
+            if readers[top].head != nil {
+                siftDown(0)
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+                if !heap.isEmpty { siftDown(0) }
+            }
+            return element
+        }
+
+        private func before(_ a: Int, _ b: Int) -> Bool {
+            let x = readers[a].head!, y = readers[b].head!
+            if MessageList.precedes(x, y) { return true }
+            if MessageList.precedes(y, x) { return false }
+            return a < b
+        }
+
+        private mutating func push(_ reader: Int) {
+            heap.append(reader)
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard before(heap[i], heap[parent]) else { break }
+                heap.swapAt(i, parent)
+                i = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let left = 2 * i + 1, right = left + 1
+                var smallest = i
+                if left < heap.count, before(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count, before(heap[right], heap[smallest]) { smallest = right }
+                if smallest == i { return }
+                heap.swapAt(i, smallest)
+                i = smallest
+            }
+        }
+    }
+}
+
+/// Reads one run in order, a buffer of the spool file at a time.
+struct RunReader {
+    private let run: MessageRun
+    private var memoryPosition = 0
+    private var offset: Int64 = 0
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var end = 0
+    private(set) var head: MessageList.Element?
+
+    private static let bufferSize = 64 << 10
+
+    init(_ run: MessageRun) {
+        self.run = run
+        if case .spilled(_, let range, _, _) = run { offset = range.lowerBound }
+        advance()
+    }
+
+    mutating func advance() {
+        switch run {
+        case .memory(let entries):
+            head = memoryPosition < entries.count ? entries[memoryPosition] : nil
+            memoryPosition += 1
+        case .spilled(let spool, let range, _, let renumber):
+            // A damaged or short read ends the run (the spool is our own file; this is an I/O error).
+            guard var entry = nextSpilled(spool, range) else {
+                head = nil
+                return
+            }
+            if let renumber {
+                entry.record.connection = MessageRun.renumber(
+                    entry.record.connection, entry.capture, capture: renumber.capture, renumber.table)
+            }
+            head = entry
+        }
+    }
+
+    private mutating func nextSpilled(_ spool: RecordSpool, _ range: Range<Int64>) -> MessageList.Element? {
+        guard fill(4, spool, range) else { return nil }
+        guard let length = buffer.withUnsafeBytes({ SpooledRecord.length(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }),
+            fill(length, spool, range)
+        else { return nil }
+        defer { start += length }
+        return buffer.withUnsafeBytes { SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+    }
+
+    /// Makes sure `count` unread bytes are in the buffer, reading more of the run; false at its end.
+    private mutating func fill(_ count: Int, _ spool: RecordSpool, _ range: Range<Int64>) -> Bool {
+        if end - start >= count { return true }
+        let left = range.upperBound - offset
+        guard Int64(end - start) + left >= Int64(count) else { return false }
+        // Keep the unread bytes at the front, then read as much as fits (a record longer than the buffer
+        // grows it).
+        let unread = Array(buffer[start..<end])
+        let size = max(Self.bufferSize, count)
+        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
+        buffer.replaceSubrange(0..<unread.count, with: unread)
+        let want = Int(min(Int64(buffer.count - unread.count), left))
+        let read = buffer.withUnsafeMutableBytes { spool.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[unread.count..<(unread.count + want)]), at: offset) }
+        offset += Int64(read)
+        start = 0
+        end = unread.count + read
+        return end - start >= count
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+import TrafficCapture
+import TrafficHTTP
+@testable import TrafficAnalysis
+
+/// The byte form of kept records: every field comes back as it was, and every stored field is written.
+@Suite struct SpooledRecordTests {
+    static func fields(_ record: HTTPMessageRecord) -> [String] {
+        Mirror(reflecting: record).children.map { "\($0.label ?? "?")=\($0.value)" } + ["tls=\(String(describing: record.tls))"]
+    }
+
+    static var records: [HTTPMessageRecord] {
+        var plain = HTTPMessageRecord(
+            connection: 0, index: 1, kind: .request, time: .zero, client: "10.0.0.1:5000", server: "10.0.0.2:80",
+            host: "example.com", path: "/")
+        plain.decodedBodyBytes = nil
+        var full = HTTPMessageRecord(
+            connection: Int.max, index: -3, kind: .response, time: CaptureTime(nanoseconds: -1_234_567_890_123),
+            client: "[2001:db8::1]:443", server: "", host: "ünïcödé.example", path: "/a/" + String(repeating: "x", count: 70_000))
+        full.method = "GET"
+        full.status = 404
+        full.version = "HTTP/1.1"
+        full.query = ""
+        full.lineBytes = 17
+        full.headerBytes = Int.min
+        full.cookieBytes = 1 << 40
+        full.bodyBytes = 127
+        full.encodedBodyBytes = 128
+        full.decodedBodyBytes = 16_383
+        full.missingBytes = 16_384
+        full.handshakeBytes = 1
+        full.teardownBytes = 2
+        full.packetOverheadBytes = 3
+        full.retransmittedBytes = 4
+        full.tunnelBytes = 5
+        full.streamOffset = 6
+        full.segmentHeaderBytes = 7
+        full.contentType = "application/json; charset=utf-8"
+        full.contentEncoding = "gzip"
+        full.transferEncoding = "chunked"
+        full.complete = false
+        full.paired = true
+        full.flags = ["gap", "decode_error", ""]
+        var tls = HTTPMessageRecord(
+            connection: 9, index: 1, kind: .tls, time: CaptureTime(nanoseconds: 1), client: "a", server: "b",
+            host: "sni.example", path: "(tls)")
+        var bytes = HTTPMessageRecord.TLSBytes(direction: "server_to_client")
+        bytes.handshakeBytes = 5000
+        bytes.applicationBytes = 1
+        bytes.alertBytes = 2
+        bytes.otherBytes = 3
+        bytes.recordHeaderBytes = 4
+        bytes.version = "TLS 1.3"
+        bytes.cipherSuite = "TLS_AES_128_GCM_SHA256"
+        bytes.alpnOffered = "h2,http/1.1"
+        tls.tls = bytes
+        return [plain, full, tls]
+    }
+
+    @Test func recordsComeBackFieldForField() {
+        var bytes: [UInt8] = []
+        for (i, record) in Self.records.enumerated() { SpooledRecord.append((i, record), to: &bytes) }
+        var position = 0
+        for (i, record) in Self.records.enumerated() {
+            let decoded = bytes.withUnsafeBytes { all -> SpooledRecord.Entry? in
+                let rest = UnsafeRawBufferPointer(rebasing: all[position...])
+                guard let length = SpooledRecord.length(rest) else { return nil }
+                defer { position += length }
+                return SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: rest[..<length]))
+            }
+            #expect(decoded?.capture == i)
+            #expect(decoded.map { Self.fields($0.record) } == Self.fields(record))
+        }
+        #expect(position == bytes.count)
+    }
+
+    /// A field added to the record must be added to the byte form too.
+    @Test func everyStoredFieldIsWritten() {
+        #expect(Mirror(reflecting: Self.records[0]).children.count == SpooledRecord.fieldCount)
+    }
+
+    @Test func damagedBytesAreRejected() {
+        var bytes: [UInt8] = []
+        SpooledRecord.append((0, Self.records[1]), to: &bytes)
+        for cut in [4, 5, 20, bytes.count - 1] {
+            let decoded = bytes.withUnsafeBytes { SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: $0[..<cut])) }
+            #expect(decoded == nil, "cut at \(cut)")
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import TrafficCapture
 import TrafficHTTP
 
 /// Every kept record (`--messages`) in capture, connection and exchange order, requests before their
@@ -24,10 +25,26 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
     }
 
     /// The listing order: capture, connection, exchange index, request before response (TLS client to
-    /// server first), then time (interim responses before the final one).
-    static func precedes(_ a: Element, _ b: Element) -> Bool {
-        (a.capture, a.record.connection, a.record.index, ReportBuilder.order(a.record), a.record.time)
-            < (b.capture, b.record.connection, b.record.index, ReportBuilder.order(b.record), b.record.time)
+    /// server first), then time (interim responses before the final one). Sorting and merging compare these
+    /// keys, not whole records.
+    struct SortKey: Comparable, Sendable {
+        var capture: Int
+        var connection: Int
+        var index: Int
+        var side: Int
+        var time: CaptureTime
+
+        init(_ element: Element) {
+            capture = element.capture
+            connection = element.record.connection
+            index = element.record.index
+            side = ReportBuilder.order(element.record)
+            time = element.record.time
+        }
+
+        static func < (a: SortKey, b: SortKey) -> Bool {
+            (a.capture, a.connection, a.index, a.side, a.time) < (b.capture, b.connection, b.index, b.side, b.time)
+        }
     }
 
     public func makeIterator() -> Iterator {
@@ -72,9 +89,9 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
         }
 
         private func before(_ a: Int, _ b: Int) -> Bool {
-            let x = readers[a].head!, y = readers[b].head!
-            if MessageList.precedes(x, y) { return true }
-            if MessageList.precedes(y, x) { return false }
+            let x = readers[a].key, y = readers[b].key
+            if x < y { return true }
+            if y < x { return false }
             return a < b
         }
 
@@ -112,7 +129,12 @@ struct RunReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var end = 0
-    private(set) var head: MessageList.Element?
+    private(set) var head: MessageList.Element? {
+        didSet { if let head { key = MessageList.SortKey(head) } }
+    }
+    /// `head`'s sort key.
+    private(set) var key = MessageList.SortKey((0, HTTPMessageRecord(
+        connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")))
 
     private static let bufferSize = 64 << 10
 

@@ -15,15 +15,16 @@ final class RecordSpool: @unchecked Sendable {
     /// Where the file was made, for messages.
     let directory: String
 
-    /// In `$TMPDIR`, else `/tmp`; nil when no file can be made there.
+    /// `$TMPDIR`, else `/tmp`.
     static var defaultDirectory: String {
         let tmp = getenv("TMPDIR").map { String(cString: $0) } ?? ""
         return tmp.isEmpty ? "/tmp" : tmp
     }
 
-    init?() {
-        directory = Self.defaultDirectory
-        var template = Array((directory + "/traffic-messages-XXXXXX").utf8CString)
+    /// In `directory` (by default `defaultDirectory`); nil when no file can be made there.
+    init?(directory: String? = nil) {
+        self.directory = directory ?? Self.defaultDirectory
+        var template = Array((self.directory + "/traffic-messages-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
         // Unlinked at once: the file disappears with the process, however it ends.

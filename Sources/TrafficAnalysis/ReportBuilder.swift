@@ -35,7 +35,7 @@ final class ReportBuilder {
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
         probe = options.groupBy.map { _ in "" }
-        messages = MessageStore(runLength: options.messageRunLength)
+        messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
     }
 
     func matches(_ record: HTTPMessageRecord) -> Bool {

@@ -10,6 +10,8 @@ public struct ReportOptions: Sendable {
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
     /// not grow with the capture (a run of 16384 records is a few MiB).
     public var messageRunLength = 16_384
+    /// Where that file goes; nil: `$TMPDIR`, else `/tmp`.
+    public var messageSpoolDirectory: String?
     /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.
     public var overhead: OverheadOptions = []
     /// Inflate every gzip body instead of reading its size from the gzip trailer (`--verify-decoding`).

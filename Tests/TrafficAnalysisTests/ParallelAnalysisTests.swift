@@ -53,4 +53,21 @@ import TrafficAnalysis
             #expect(Self.dump(spilled.messages) == expected, "read twice")
         }
     }
+
+    /// No temporary file can be made: the records stay in memory, the list is the same, and a warning says so.
+    @Test func anUnwritableDirectoryKeepsRecordsInMemory() throws {
+        let path = ParallelAnalysisTests.samples[0]
+        var options = ReportOptions()
+        options.keepMessages = true
+        let expected = Self.dump(try TrafficAnalyzer.analyze(paths: [path], options: options).messages)
+        options.messageRunLength = 2
+        options.messageSpoolDirectory = "/nonexistent/traffic-test"
+        for jobs in [1, 3] {
+            options.jobs = jobs
+            let report = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            #expect(Self.dump(report.messages) == expected)
+            #expect(report.warnings.map(\.description)
+                == ["warning: --messages: cannot create a temporary file in /nonexistent/traffic-test; records are kept in memory"])
+        }
+    }
 }

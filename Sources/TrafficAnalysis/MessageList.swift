@@ -140,7 +140,7 @@ struct RunReader {
 
     init(_ run: MessageRun) {
         self.run = run
-        if case .spilled(_, let range, _, _) = run { offset = range.lowerBound }
+        if case .spilled(_, let range, _) = run { offset = range.lowerBound }
         advance()
     }
 
@@ -149,17 +149,13 @@ struct RunReader {
         case .memory(let entries):
             head = memoryPosition < entries.count ? entries[memoryPosition] : nil
             memoryPosition += 1
-        case .spilled(let spool, let range, _, let renumber):
+        case .spilled(let spool, let range, let renumber):
             // A damaged or short read ends the run (the spool is our own file; this is an I/O error).
-            guard var entry = nextSpilled(spool, range) else {
+            guard let entry = nextSpilled(spool, range) else {
                 head = nil
                 return
             }
-            if let renumber {
-                entry.record.connection = MessageRun.renumber(
-                    entry.record.connection, entry.capture, capture: renumber.capture, renumber.table)
-            }
-            head = entry
+            head = renumber.map { MessageRun.renumber(entry, capture: $0.capture, $0.table) } ?? entry
         }
     }
 

@@ -47,7 +47,7 @@ struct MessageStore {
                 for i in Self.sortedIndices(entries) { SpooledRecord.append(entries[i], to: &spillBytes) }
             }
             if let range = spool.append(spillBytes) {
-                runs.append(.spilled(spool, range, count: pending.count, renumber: nil))
+                runs.append(.spilled(spool, range, renumber: nil))
                 pending.removeAll(keepingCapacity: true)
                 return
             }
@@ -88,11 +88,7 @@ struct MessageStore {
         let pending = shard.pending
         shard.pending = []
         shard.count = 0
-        for entry in pending {
-            var record = entry.record
-            record.connection = MessageRun.renumber(record.connection, entry.capture, capture: capture, renumber)
-            append((entry.capture, record))
-        }
+        for entry in pending { append(MessageRun.renumber(entry, capture: capture, renumber)) }
     }
 
     /// Every record in order. With no run written it is sorted in memory; otherwise the remaining records are
@@ -108,15 +104,8 @@ struct MessageStore {
             Self.sort(&pending)
             return MessageList(storage: .memory(pending), count: count)
         }
-        if !pending.isEmpty {
-            if spoolFailed {
-                Self.sort(&pending)
-                runs.append(.memory(pending))
-                pending = []
-            } else {
-                spill()
-            }
-        }
+        // Without a spool file, `spill` keeps the last run in memory.
+        if !pending.isEmpty { spill() }
         return MessageList(storage: .runs(runs), count: count)
     }
 }
@@ -125,22 +114,21 @@ struct MessageStore {
 enum MessageRun: Sendable {
     case memory([SpooledRecord.Entry])
     /// `renumber`: connection numbers of a shard, mapped to the capture's when the run is read.
-    case spilled(RecordSpool, Range<Int64>, count: Int, renumber: (capture: Int, table: [Int])?)
+    case spilled(RecordSpool, Range<Int64>, renumber: (capture: Int, table: [Int])?)
 
-    static func renumber(_ connection: Int, _ recordCapture: Int, capture: Int, _ table: [Int]) -> Int {
-        recordCapture == capture && connection >= 0 && connection < table.count ? table[connection] : connection
+    /// `entry` with its connection number mapped through `table`, when it belongs to `capture`.
+    static func renumber(_ entry: SpooledRecord.Entry, capture: Int, _ table: [Int]) -> SpooledRecord.Entry {
+        let connection = entry.record.connection
+        guard entry.capture == capture, connection >= 0, connection < table.count else { return entry }
+        var record = entry.record
+        record.connection = table[connection]
+        return (entry.capture, record)
     }
 
     func renumbered(capture: Int, _ table: [Int]) -> MessageRun {
         switch self {
-        case .memory(let entries):
-            return .memory(entries.map { entry in
-                var record = entry.record
-                record.connection = Self.renumber(record.connection, entry.capture, capture: capture, table)
-                return (entry.capture, record)
-            })
-        case .spilled(let spool, let range, let count, _):
-            return .spilled(spool, range, count: count, renumber: (capture, table))
+        case .memory(let entries): .memory(entries.map { Self.renumber($0, capture: capture, table) })
+        case .spilled(let spool, let range, _): .spilled(spool, range, renumber: (capture, table))
         }
     }
 }

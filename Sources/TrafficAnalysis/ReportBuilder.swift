@@ -153,7 +153,8 @@ final class ReportBuilder {
     static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
         // The normalized keys are hashed and compared as bytes, never made: tens of thousands of paths
         // collapse into a few dozen keys, and making each one (to look it up) cost most of the count.
-        // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8).
+        // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8). FNV rather than
+        // a Set of byte arrays: the standard hasher takes a call per byte (1.6 times the instructions).
         var distinct: [UInt64: [[UInt8]]] = [:]
         var bytes: [UInt8] = []
         for key in keys {
@@ -162,9 +163,7 @@ final class ReportBuilder {
                 if i == column {
                     PathNormalizer.forEachCollapsedPiece(field) { bytes.append(contentsOf: $0) }
                 } else {
-                    if field.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                        bytes.append(contentsOf: field.utf8)
-                    }
+                    bytes.append(contentsOf: field.utf8)
                 }
                 bytes.append(0xFF)
             }

@@ -3,7 +3,8 @@ import TrafficHTTP
 
 /// The byte form of a kept record in a `RecordSpool`: a little-endian UInt32 length, then every field of
 /// `HTTPMessageRecord` in declaration order. Integers are zigzag varints (most sizes fit in one or two
-/// bytes); strings are a length and UTF-8; a missing optional is the length -1.
+/// bytes); strings are a length and UTF-8 (a missing one: the length -1); an optional number is a 0/1 flag,
+/// then the number.
 ///
 /// Every stored field is written: `fieldCount` is checked against the record's fields by a test, so a field
 /// added to the record without being added here fails the build's tests instead of vanishing from output.
@@ -16,62 +17,58 @@ enum SpooledRecord {
     static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0])
-        // The writer takes the buffer over (and gives it back below), so appending never copies it.
-        var w = Writer(bytes: [])
-        swap(&w.bytes, &bytes)
-        defer { swap(&w.bytes, &bytes) }
         let r = entry.record
-        w.int(entry.capture)
-        w.int(r.connection)
-        w.int(r.index)
-        w.int(r.kind == .request ? 0 : r.kind == .response ? 1 : 2)
-        w.int(Int(r.time.nanoseconds))
-        w.string(r.client)
-        w.string(r.server)
-        w.string(r.method)
-        w.int(r.status)
-        w.string(r.version)
-        w.string(r.host)
-        w.string(r.path)
-        w.string(r.query)
-        w.int(r.lineBytes)
-        w.int(r.headerBytes)
-        w.int(r.cookieBytes)
-        w.int(r.bodyBytes)
-        w.int(r.encodedBodyBytes)
-        w.int(r.decodedBodyBytes)
-        w.int(r.missingBytes)
+        bytes.spool(entry.capture)
+        bytes.spool(r.connection)
+        bytes.spool(r.index)
+        bytes.spool(r.kind == .request ? 0 : r.kind == .response ? 1 : 2)
+        bytes.spool(Int(r.time.nanoseconds))
+        bytes.spool(r.client)
+        bytes.spool(r.server)
+        bytes.spool(r.method)
+        bytes.spool(r.status)
+        bytes.spool(r.version)
+        bytes.spool(r.host)
+        bytes.spool(r.path)
+        bytes.spool(r.query)
+        bytes.spool(r.lineBytes)
+        bytes.spool(r.headerBytes)
+        bytes.spool(r.cookieBytes)
+        bytes.spool(r.bodyBytes)
+        bytes.spool(r.encodedBodyBytes)
+        bytes.spool(r.decodedBodyBytes)
+        bytes.spool(r.missingBytes)
         if let tls = r.tls {
-            w.int(1)
-            w.string(tls.direction)
-            w.int(tls.handshakeBytes)
-            w.int(tls.applicationBytes)
-            w.int(tls.alertBytes)
-            w.int(tls.otherBytes)
-            w.int(tls.recordHeaderBytes)
-            w.string(tls.version)
-            w.string(tls.cipherSuite)
-            w.string(tls.alpn)
-            w.string(tls.alpnOffered)
+            bytes.spool(1)
+            bytes.spool(tls.direction)
+            bytes.spool(tls.handshakeBytes)
+            bytes.spool(tls.applicationBytes)
+            bytes.spool(tls.alertBytes)
+            bytes.spool(tls.otherBytes)
+            bytes.spool(tls.recordHeaderBytes)
+            bytes.spool(tls.version)
+            bytes.spool(tls.cipherSuite)
+            bytes.spool(tls.alpn)
+            bytes.spool(tls.alpnOffered)
         } else {
-            w.int(0)
+            bytes.spool(0)
         }
-        w.int(r.handshakeBytes)
-        w.int(r.teardownBytes)
-        w.int(r.packetOverheadBytes)
-        w.int(r.retransmittedBytes)
-        w.int(r.tunnelBytes)
-        w.int(r.streamOffset)
-        w.int(r.segmentHeaderBytes)
-        w.string(r.contentType)
-        w.string(r.contentEncoding)
-        w.string(r.transferEncoding)
-        w.int(r.complete ? 1 : 0)
-        w.int(r.paired ? 1 : 0)
-        w.int(r.flags.count)
-        for flag in r.flags { w.string(flag) }
-        let length = UInt32(truncatingIfNeeded: w.bytes.count - lengthAt - 4)
-        for i in 0..<4 { w.bytes[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
+        bytes.spool(r.handshakeBytes)
+        bytes.spool(r.teardownBytes)
+        bytes.spool(r.packetOverheadBytes)
+        bytes.spool(r.retransmittedBytes)
+        bytes.spool(r.tunnelBytes)
+        bytes.spool(r.streamOffset)
+        bytes.spool(r.segmentHeaderBytes)
+        bytes.spool(r.contentType)
+        bytes.spool(r.contentEncoding)
+        bytes.spool(r.transferEncoding)
+        bytes.spool(r.complete ? 1 : 0)
+        bytes.spool(r.paired ? 1 : 0)
+        bytes.spool(r.flags.count)
+        for flag in r.flags { bytes.spool(flag) }
+        let length = UInt32(truncatingIfNeeded: bytes.count - lengthAt - 4)
+        for i in 0..<4 { bytes[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
     }
 
     /// The length of the record starting at `bytes` (its 4 length bytes included), if they are there.
@@ -154,38 +151,6 @@ enum SpooledRecord {
         return r.position == bytes.count ? (capture, record) : nil
     }
 
-    private struct Writer {
-        var bytes: [UInt8]
-
-        mutating func int(_ value: Int) {
-            // Zigzag: small negative numbers stay short too.
-            var v = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
-            while v >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-                v >>= 7
-            }
-            bytes.append(UInt8(v))
-        }
-
-        mutating func int(_ value: Int?) {
-            guard let value else { return int(0) }
-            int(1)
-            int(value)
-        }
-
-        mutating func string(_ text: String) {
-            int(text.utf8.count)
-            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                bytes.append(contentsOf: text.utf8)
-            }
-        }
-
-        mutating func string(_ text: String?) {
-            guard let text else { return int(-1) }
-            string(text)
-        }
-    }
-
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         var position: Int
@@ -223,5 +188,33 @@ enum SpooledRecord {
             defer { position += count }
             return .some(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self))
         }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Zigzag varint: small negative numbers stay short too.
+    fileprivate mutating func spool(_ value: Int) {
+        var v = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
+        while v >= 0x80 {
+            append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        append(UInt8(v))
+    }
+
+    fileprivate mutating func spool(_ value: Int?) {
+        guard let value else { return spool(0) }
+        spool(1)
+        spool(value)
+    }
+
+    fileprivate mutating func spool(_ text: String) {
+        spool(text.utf8.count)
+        append(contentsOf: text.utf8)
+    }
+
+    fileprivate mutating func spool(_ text: String?) {
+        guard let text else { return spool(-1) }
+        spool(text)
     }
 }

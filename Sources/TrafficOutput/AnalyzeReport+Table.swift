@@ -115,11 +115,17 @@ extension AnalyzeReport {
         table.rowSource = (messages.count, { i, _, cells in
             if i == 0 { iterator = messages.makeIterator() }
             guard let (_, r) = iterator.next() else { return }
-            for cell in [
-                String(r.connection), String(r.index), r.kind == .request ? "req" : r.kind == .response ? "resp" : (r.tls?.direction == "client_to_server" ? "tls→" : "tls←"), r.method ?? "",
-                r.status.map(String.init) ?? "", r.host, r.path, bytes(r.lineBytes + r.headerBytes), bytes(r.bodyBytes),
-                r.decodedBodyBytes.map(bytes) ?? "?", bytes(r.transferBytes) + (r.complete ? "" : "*"),
-            ] { cells.append(cell) }
+            cells.append(decimal: r.connection)
+            cells.append(decimal: r.index)
+            cells.append(r.kind == .request ? "req" : r.kind == .response ? "resp" : (r.tls?.direction == "client_to_server" ? "tls→" : "tls←"))
+            cells.append(r.method ?? "")
+            cells.append(r.status.map(String.init) ?? "")
+            cells.append(r.host)
+            cells.append(r.path)
+            cells.append(bytes(r.lineBytes + r.headerBytes))
+            cells.append(bytes(r.bodyBytes))
+            cells.append(r.decodedBodyBytes.map(bytes) ?? "?")
+            cells.append(bytes(r.transferBytes) + (r.complete ? "" : "*"))
         })
         table.render(width: width, chunkBytes: chunkBytes, to: write)
         write(summaryLines(width: width))

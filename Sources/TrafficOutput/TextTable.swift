@@ -220,7 +220,8 @@ public struct TextTable {
                 cells.withCell(visible[i]) { cell in
                     var cellWidth = TextTable.displayWidth(cell)
                     if cellWidth > widths[i], widths[i] >= 3, cell.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-                        // shortenMiddle on printable ASCII (one Character per byte), without making strings.
+                        // `shortenMiddle` on printable ASCII (one Character per byte), cut as bytes: paths are
+                        // nearly always ASCII, and a table of ids shortens tens of thousands of them.
                         let keep = widths[i] - 1, head = (keep + 1) / 2
                         text.append(contentsOf: UnsafeBufferPointer(rebasing: cell[..<head]))
                         text.appendUTF8("…")
@@ -269,24 +270,9 @@ public struct TextTable {
 
     /// Keeps the start and the end of `text`, which say the most about a path.
     public static func shortenMiddle(_ text: String, to width: Int) -> String {
+        guard text.count > width, width >= 3 else { return String(text.prefix(width)) }
         let keep = width - 1
         let head = (keep + 1) / 2
-        // Printable ASCII is one Character per byte: cut the bytes, not grapheme clusters (paths are
-        // nearly always ASCII, and a table of ids shortens tens of thousands of them).
-        let ascii: String?? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-            guard bytes.count > width, width >= 3 else { return String(decoding: bytes.prefix(max(0, width)), as: UTF8.self) }
-            let ellipsis = "…".utf8
-            return String(unsafeUninitializedCapacity: keep + ellipsis.count) { out in
-                var n = 0
-                for b in bytes.prefix(head) { out[n] = b; n += 1 }
-                for b in ellipsis { out[n] = b; n += 1 }
-                for b in bytes.suffix(keep - head) { out[n] = b; n += 1 }
-                return n
-            }
-        }
-        if let ascii, let ascii { return ascii }
-        guard text.count > width, width >= 3 else { return String(text.prefix(width)) }
         return String(text.prefix(head)) + "…" + String(text.suffix(keep - head))
     }
 }
@@ -307,21 +293,11 @@ public func humanBytes(_ value: Int) -> String {
 /// The bytes of `humanBytes(value)`, one at a time: tables write them straight into their line buffers.
 func writeHumanBytes(_ value: Int, _ put: (UInt8) -> Void) {
     let (unit, tenths) = humanBytesParts(value)
-    func putDecimal(_ v: Int) {
-        if v < 0 { put(UInt8(ascii: "-")) }
-        var m = v.magnitude, divisor: UInt = 1
-        while m / divisor >= 10 { divisor *= 10 }
-        repeat {
-            put(UInt8(ascii: "0") + UInt8(m / divisor))
-            m %= divisor
-            divisor /= 10
-        } while divisor > 0
-    }
     if unit == 0 {
-        putDecimal(value)
+        withDecimal(value) { $0.forEach(put) }
     } else {
         // |tenths| >= 10 here (the unit is at least 1024 bytes), so the integer part carries the sign.
-        putDecimal(tenths / 10)
+        withDecimal(tenths / 10) { $0.forEach(put) }
         put(UInt8(ascii: "."))
         put(UInt8(ascii: "0") + UInt8(abs(tenths % 10)))
     }

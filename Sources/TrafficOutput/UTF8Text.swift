@@ -11,18 +11,7 @@ extension Array where Element == UInt8 {
 
     /// `String(value)` without the intermediate string.
     mutating func appendDecimal(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of UInt64.max
-        Swift.withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
+        withDecimal(value) { append(contentsOf: $0) }
     }
 
     /// Hands the bytes to `write` as a String once there are `count` of them, keeping the buffer for more.
@@ -30,5 +19,25 @@ extension Array where Element == UInt8 {
         guard self.count >= count, !isEmpty else { return }
         write(String(decoding: self, as: UTF8.self))
         removeAll(keepingCapacity: true)
+    }
+}
+
+/// Calls `body` with the bytes of `String(value)` (built on the stack, no string made).
+func withDecimal<R>(_ value: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    var magnitude = value.magnitude
+    // Room for a sign and the 20 digits of UInt64.max; digits come out last first.
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    return withUnsafeMutableBytes(of: &digits) { buffer in
+        var start = buffer.count
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        if value < 0 {
+            start -= 1
+            buffer[start] = UInt8(ascii: "-")
+        }
+        return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
     }
 }

@@ -5,7 +5,6 @@ import TrafficHTTP
 extension AnalyzeReport {
     private func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
 
-    private func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
 
     func sortedGroups() -> [ReportGroup] {
         var groups = report.groups
@@ -18,7 +17,7 @@ extension AnalyzeReport {
             groups.sort { $0.totals.request.cookieBytes + $0.totals.response.cookieBytes
                 > $1.totals.request.cookieBytes + $1.totals.response.cookieBytes }
         case .headers:
-            groups.sort { head($0.totals) > head($1.totals) }
+            groups.sort { Self.head($0.totals) > Self.head($1.totals) }
         case .decoded:
             groups.sort { $0.totals.request.decodedBodyBytes + $0.totals.response.decodedBodyBytes
                 > $1.totals.request.decodedBodyBytes + $1.totals.response.decodedBodyBytes }
@@ -29,11 +28,11 @@ extension AnalyzeReport {
     }
 
     /// Start lines and headers of both sides: the bytes in-app monitors leave out.
-    private func head(_ t: GroupTotals) -> Int {
+    private static func head(_ t: GroupTotals) -> Int {
         t.request.lineBytes + t.request.headerBytes + t.response.lineBytes + t.response.headerBytes
     }
 
-    func groupsTable(width: Int, chunkBytes: Int, to write: (String) -> Void) {
+    func groupsTable(width: Int, chunkBytes: Int, to write: ByteSink) {
         var columns = report.groupBy.map { TextTable.Column($0.rawValue, .left, shrinkable: $0 == .path || $0 == .host) }
         columns += [
             .init("reqs", dropOrder: 2), .init("sent"), .init("received"), .init("head", dropOrder: 3),
@@ -43,21 +42,26 @@ extension AnalyzeReport {
         let showWire = report.totals.request.wireBytes + report.totals.response.wireBytes != report.totals.totalBytes
         if showWire { columns.append(.init("wire")) }
         var table = TextTable(columns: columns)
+        // Closures over the rows capture these, not `self`: a report copied for every row cost more than the row.
+        let exactBytes = exactBytes
         // The numeric cells of a group in column order, each a count or a byte amount: one list for the
         // measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
-        func forEachNumber(_ t: GroupTotals, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
-            body(t.requests, true)
-            body(t.request.bytes, false)
-            body(t.response.bytes, false)
-            body(head(t), false)
-            body(t.request.cookieBytes + t.response.cookieBytes, false)
-            body(t.request.compressionSavingBytes + t.response.compressionSavingBytes, false)
-            body(t.totalBytes, false)
-            if showWire { body(t.request.wireBytes + t.response.wireBytes, false) }
+        // Totals are read in place: a copy per row retains and releases their arrays.
+        func forEachNumber(_ totals: UnsafePointer<GroupTotals>, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+            let request = totals.pointer(to: \.request)!, response = totals.pointer(to: \.response)!
+            body(totals.pointee.requests, true)
+            body(request.pointee.bytes, false)
+            body(response.pointee.bytes, false)
+            body(request.pointee.lineBytes + request.pointee.headerBytes + response.pointee.lineBytes
+                + response.pointee.headerBytes, false)  // head(_:)
+            body(request.pointee.cookieBytes + response.pointee.cookieBytes, false)
+            body(request.pointee.compressionSavingBytes + response.pointee.compressionSavingBytes, false)
+            body(request.pointee.bytes &+ response.pointee.bytes, false)  // totalBytes
+            if showWire { body(request.pointee.wireBytes + response.pointee.wireBytes, false) }
         }
-        func row(_ keys: [String], _ t: GroupTotals, shown: [Bool], into cells: inout TextTable.Cells) {
-            for key in keys { cells.append(key) }
-            forEachNumber(t) { value, isCount in
+        func row(_ group: UnsafePointer<ReportGroup>, shown: [Bool], into cells: inout TextTable.Cells) {
+            for key in group.pointee.keys { cells.append(key) }
+            forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
                 if !shown[cells.count] {
                     cells.appendEmpty()
                 } else if isCount || exactBytes {
@@ -69,16 +73,17 @@ extension AnalyzeReport {
         }
         let groups = sortedGroups()
         table.rowSource = (groups.count, { i, shown, cells in
-            groups.withUnsafeBufferPointer { row($0[i].keys, $0[i].totals, shown: shown, into: &cells) }
+            groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
         })
         table.rowWidths = { i, widths in
             groups.withUnsafeBufferPointer { groups in
                 var column = 0
-                for key in groups[i].keys {
+                let group = groups.baseAddress! + i
+                for key in group.pointee.keys {
                     widths[column] = max(widths[column], TextTable.displayWidth(key))
                     column += 1
                 }
-                forEachNumber(groups[i].totals) { value, isCount in
+                forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
                     let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
                     widths[column] = max(widths[column], width)
                     column += 1
@@ -88,21 +93,28 @@ extension AnalyzeReport {
         var totalKeys = report.groupBy.map { _ in "" }
         if !totalKeys.isEmpty { totalKeys[0] = "total" }
         var footer = [String](totalKeys)
-        forEachNumber(report.totals) { value, isCount in footer.append(isCount ? String(value) : bytes(value)) }
+        withUnsafePointer(to: report.totals) { totals in
+            forEachNumber(totals) { value, isCount in footer.append(isCount ? String(value) : bytes(value)) }
+        }
         table.footer = [footer]
         var first = true
-        table.render(width: width, chunkBytes: chunkBytes) { text in
-            if first, color, let newline = text.firstIndex(of: "\n") {
-                write(bold(String(text[..<newline])) + String(text[newline...]))
+        let color = color
+        table.render(width: width, chunkBytes: chunkBytes, toBytes: { text in
+            if first, color, let newline = text.firstIndex(of: 0x0A) {
+                // The title line in bold.
+                emit("\u{1B}[1m", to: write)
+                write(UnsafeRawBufferPointer(rebasing: text[..<newline]))
+                emit("\u{1B}[0m", to: write)
+                write(UnsafeRawBufferPointer(rebasing: text[newline...]))
             } else {
                 write(text)
             }
             first = false
-        }
-        write(summaryLines(width: width))
+        })
+        emit(summaryLines(width: width), to: write)
     }
 
-    func messagesTable(width: Int, chunkBytes: Int, to write: (String) -> Void) {
+    func messagesTable(width: Int, chunkBytes: Int, to write: ByteSink) {
         var table = TextTable(columns: [
             .init("conn", dropOrder: 3), .init("#", dropOrder: 2), .init("kind", .left), .init("method", .left),
             .init("status"), .init("host", .left, shrinkable: true, dropOrder: 1), .init("path", .left, shrinkable: true),
@@ -127,8 +139,8 @@ extension AnalyzeReport {
             cells.append(r.decodedBodyBytes.map(bytes) ?? "?")
             cells.append(bytes(r.transferBytes) + (r.complete ? "" : "*"))
         })
-        table.render(width: width, chunkBytes: chunkBytes, to: write)
-        write(summaryLines(width: width))
+        table.render(width: width, chunkBytes: chunkBytes, toBytes: write)
+        emit(summaryLines(width: width), to: write)
     }
 
     /// Breaks a summary line at `; ` or spaces so that it fits the terminal.

@@ -64,6 +64,11 @@ public struct AnalyzeReport {
     /// Renders in pieces of about `chunkBytes`, so that tens of thousands of groups or records are never
     /// held as one string next to the report.
     public func write(_ format: OutputFormat, width: Int = 80, chunkBytes: Int = 1 << 20, to write: (String) -> Void) {
+        self.write(format, width: width, chunkBytes: chunkBytes, toBytes: { write(String(decoding: $0, as: UTF8.self)) })
+    }
+
+    /// `write(_:width:chunkBytes:to:)` with the pieces as bytes.
+    public func write(_ format: OutputFormat, width: Int = 80, chunkBytes: Int = 1 << 20, toBytes write: ByteSink) {
         switch format {
         case .json: json(chunkBytes: chunkBytes, to: write)
         case .csv:
@@ -81,7 +86,7 @@ public struct AnalyzeReport {
 
     // MARK: CSV
 
-    func groupsCSV(chunkBytes: Int, to write: (String) -> Void) {
+    func groupsCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
         w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name))
         for group in report.groups {
@@ -93,7 +98,7 @@ public struct AnalyzeReport {
         w.flush(over: 0, to: write)
     }
 
-    func messagesCSV(chunkBytes: Int, to write: (String) -> Void) {
+    func messagesCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
         let names = MessageFields.fields(HTTPMessageRecord(
             connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")).map(\.0)
@@ -109,7 +114,7 @@ public struct AnalyzeReport {
 
     // MARK: JSON
 
-    func json(chunkBytes: Int, to write: (String) -> Void) {
+    func json(chunkBytes: Int, to write: ByteSink) {
         var w = JSONWriter()
         w.beginObject()
         w.field("schema", Self.schema)
@@ -185,6 +190,6 @@ public struct AnalyzeReport {
         }
         w.endObject()
         w.flush(over: 0, to: write)
-        write("\n")
+        emit("\n", to: write)
     }
 }

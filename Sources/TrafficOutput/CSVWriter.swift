@@ -36,7 +36,11 @@ public struct CSVWriter {
     }
 
     /// Hands the rows written so far to `write` once they reach `count` bytes, keeping the buffer for the next ones.
-    public mutating func flush(over count: Int, to write: (String) -> Void) { bytes.flush(over: count, to: write) }
+    public mutating func flush(over count: Int, to write: (String) -> Void) {
+        bytes.flush(over: count) { write(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    public mutating func flush(over count: Int, to write: ByteSink) { bytes.flush(over: count, to: write) }
 
     private mutating func separate() {
         if rowStarted { bytes.append(0x2c) }

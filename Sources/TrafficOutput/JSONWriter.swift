@@ -65,7 +65,11 @@ public struct JSONWriter {
     }
 
     /// Hands what was written so far to `write` once it reaches `count` bytes, keeping the buffer for the rest.
-    public mutating func flush(over count: Int, to write: (String) -> Void) { bytes.flush(over: count, to: write) }
+    public mutating func flush(over count: Int, to write: (String) -> Void) {
+        bytes.flush(over: count) { write(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    public mutating func flush(over count: Int, to write: ByteSink) { bytes.flush(over: count, to: write) }
 
     private mutating func open(_ key: String?, _ bracket: UInt8) {
         separator(key)

@@ -41,6 +41,11 @@ public struct TextTable {
     /// Renders in pieces of about `chunkBytes`, each ending with a line break, so that a large table
     /// never has to be held as one string.
     public func render(width: Int = 80, chunkBytes: Int = 1 << 20, to write: (String) -> Void) {
+        render(width: width, chunkBytes: chunkBytes, toBytes: { write(String(decoding: $0, as: UTF8.self)) })
+    }
+
+    /// `render(width:chunkBytes:to:)` with the pieces as bytes.
+    public func render(width: Int = 80, chunkBytes: Int = 1 << 20, toBytes write: ByteSink) {
         // Cells stay where they are: dropping a column only removes its index, since copying every
         // row once per dropped column cost more than the whole layout.
         var visible = Array(columns.indices)
@@ -113,7 +118,7 @@ public struct TextTable {
 
         /// `humanBytes(value)`.
         public mutating func append(humanBytes value: Int) {
-            writeHumanBytes(value) { bytes.append($0) }
+            withHumanBytes(value) { bytes.append(contentsOf: $0) }
             ends.append(bytes.count)
         }
 
@@ -127,6 +132,12 @@ public struct TextTable {
         mutating func set(_ texts: [String]) {
             removeAll()
             for text in texts { append(text) }
+        }
+
+        /// Where cell `i`'s bytes are in `bytes` (empty past the last cell).
+        func range(_ i: Int) -> Range<Int> {
+            guard i < ends.count else { return bytes.count..<bytes.count }
+            return (i == 0 ? 0 : ends[i - 1])..<ends[i]
         }
 
         /// Calls `body` with cell `i`'s bytes (empty past the last cell).
@@ -152,11 +163,25 @@ public struct TextTable {
     }
 
     static func displayWidth(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        // Every scalar has exactly one UTF-8 byte that is not a continuation byte (10xxxxxx).
-        bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        // Every scalar has exactly one UTF-8 byte that is not a continuation byte (10xxxxxx). They are
+        // counted eight at a time: bit 7 set where bit 6, shifted up into its place, is clear.
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        var continuation = 0
+        var i = 0
+        while i + 8 <= bytes.count {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            continuation += (x & ~(x << 1) & 0x8080_8080_8080_8080).nonzeroBitCount
+            i += 8
+        }
+        while i < bytes.count {
+            if base[i] & 0xC0 == 0x80 { continuation += 1 }
+            i += 1
+        }
+        return bytes.count - continuation
     }
 
-    private func layout(_ visible: [Int], widths natural: [Int], width: Int, chunkBytes: Int, to write: (String) -> Void) {
+    private func layout(_ visible: [Int], widths natural: [Int], width: Int, chunkBytes: Int, to write: ByteSink) {
         var widths = natural
         // Too wide: take a column at a time off the widest shrinkable column (paths are usually longest).
         var excess = widths.reduce(0, +) + 2 * (visible.count - 1) - width
@@ -196,58 +221,109 @@ public struct TextTable {
     }
 
     /// Writes one line of cells padded to the layout's widths (a value with the layout, not a closure
-    /// over it: rows are written tens of thousands of times).
+    /// over it: rows are written tens of thousands of times). A line is put together in `line` with plain
+    /// copies and then appended once: appending cell by cell and space by space to the text cost more than
+    /// formatting the numbers.
     private struct LineWriter {
         let visible: [Int]
         let widths: [Int]
         let left: [Bool]
-        let spaces: [UInt8]
+        let line = LineBuffer()
+
+        private let ellipsis: UnsafeBufferPointer<UInt8>
 
         init(visible: [Int], widths: [Int], left: [Bool]) {
             self.visible = visible
             self.widths = widths
             self.left = left
-            spaces = [UInt8](repeating: 0x20, count: widths.max() ?? 0)
+            ellipsis = line.ellipsis
         }
 
         func write(_ cells: Cells, into text: inout [UInt8]) {
-            let start = text.count
-            for i in visible.indices {
-                if i > 0 {
-                    text.append(0x20)
-                    text.append(0x20)
-                }
-                cells.withCell(visible[i]) { cell in
-                    var cellWidth = TextTable.displayWidth(cell)
-                    if cellWidth > widths[i], widths[i] >= 3, cell.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            // Every cell padded to its width, or cut with a 3-byte ellipsis, fits in this.
+            var bound = 2 * visible.count
+            for (i, column) in visible.enumerated() { bound += widths[i] + cells.range(column).count + 3 }
+            var out = LineCursor(base: line.reserve(bound))
+            cells.bytes.withUnsafeBufferPointer { all in
+                for i in visible.indices {
+                    if i > 0 { out.pad(2) }
+                    let cell = UnsafeBufferPointer(rebasing: all[cells.range(visible[i])])
+                    let cellWidth = TextTable.displayWidth(cell)
+                    let width = widths[i]
+                    if cellWidth > width, width >= 3, cell.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
                         // `shortenMiddle` on printable ASCII (one Character per byte), cut as bytes: paths are
                         // nearly always ASCII, and a table of ids shortens tens of thousands of them.
-                        let keep = widths[i] - 1, head = (keep + 1) / 2
-                        text.append(contentsOf: UnsafeBufferPointer(rebasing: cell[..<head]))
-                        text.appendUTF8("…")
-                        text.append(contentsOf: UnsafeBufferPointer(rebasing: cell[(cell.count - (keep - head))...]))
-                    } else if cellWidth > widths[i] {
-                        let short = TextTable.shortenMiddle(String(decoding: cell, as: UTF8.self), to: widths[i])
-                        cellWidth = TextTable.displayWidth(short)
-                        put(cell: short.utf8, width: cellWidth, column: i, into: &text)
+                        let keep = width - 1, head = (keep + 1) / 2
+                        out.copy(UnsafeBufferPointer(rebasing: cell[..<head]))
+                        out.copy(ellipsis)
+                        out.copy(UnsafeBufferPointer(rebasing: cell[(cell.count - (keep - head))...]))
+                    } else if cellWidth > width {
+                        var short = TextTable.shortenMiddle(String(decoding: cell, as: UTF8.self), to: width)
+                        short.withUTF8 { put($0, width: TextTable.displayWidth($0), column: i, into: &out) }
                     } else {
-                        put(cell: cell, width: cellWidth, column: i, into: &text)
+                        put(cell, width: cellWidth, column: i, into: &out)
                     }
                 }
             }
-            TextTable.trimTrailingSpaces(&text, lineStart: start)
+            let lineStart = text.count
+            text.append(contentsOf: UnsafeBufferPointer(start: out.base, count: out.count))
+            TextTable.trimTrailingSpaces(&text, lineStart: lineStart)
             text.append(0x0A)
         }
 
-        private func put(cell: some Collection<UInt8>, width: Int, column i: Int, into text: inout [UInt8]) {
-            let padding = spaces.prefix(max(0, widths[i] - width))
+        private func put(_ cell: UnsafeBufferPointer<UInt8>, width: Int, column i: Int, into out: inout LineCursor) {
             if left[i] {
-                text.append(contentsOf: cell)
-                text += padding
+                out.copy(cell)
+                out.pad(widths[i] - width)
             } else {
-                text += padding
-                text.append(contentsOf: cell)
+                out.pad(widths[i] - width)
+                out.copy(cell)
             }
+        }
+    }
+
+    /// Where the next byte of a line goes.
+    private struct LineCursor {
+        let base: UnsafeMutablePointer<UInt8>
+        private(set) var count = 0
+
+        init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+        mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            (base + count).update(from: source, count: bytes.count)
+            count += bytes.count
+        }
+
+        mutating func pad(_ spaces: Int) {
+            guard spaces > 0 else { return }
+            (base + count).update(repeating: 0x20, count: spaces)
+            count += spaces
+        }
+    }
+
+    /// A line's bytes while it is put together (grown when a line needs more).
+    private final class LineBuffer {
+        private var base = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        private var capacity = 256
+        let ellipsis: UnsafeBufferPointer<UInt8> = {
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 3)
+            _ = bytes.initialize(from: "…".utf8)
+            return UnsafeBufferPointer(bytes)
+        }()
+
+        deinit {
+            base.deallocate()
+            ellipsis.deallocate()
+        }
+
+        func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+            if count > capacity {
+                base.deallocate()
+                capacity = max(count, 2 * capacity)
+                base = .allocate(capacity: capacity)
+            }
+            return base
         }
     }
 
@@ -280,29 +356,42 @@ public struct TextTable {
 /// Human units for byte counts: B, KiB, MiB, GiB with one decimal.
 public func humanBytes(_ value: Int) -> String {
     // The exact length as capacity: up to 15 bytes stay a small string, with no allocation.
-    String(unsafeUninitializedCapacity: humanBytesWidth(value)) { out in
-        var n = 0
-        writeHumanBytes(value) {
-            out[n] = $0
-            n += 1
-        }
-        return n
+    withHumanBytes(value) { bytes in
+        String(unsafeUninitializedCapacity: bytes.count) { _ = $0.initialize(from: bytes); return bytes.count }
     }
 }
 
-/// The bytes of `humanBytes(value)`, one at a time: tables write them straight into their line buffers.
-func writeHumanBytes(_ value: Int, _ put: (UInt8) -> Void) {
+/// Calls `body` with the bytes of `humanBytes(value)`, made on the stack: tables copy them straight into
+/// their cells.
+func withHumanBytes<R>(_ value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     let (unit, tenths) = humanBytesParts(value)
-    if unit == 0 {
-        withDecimal(value) { $0.forEach(put) }
-    } else {
-        // |tenths| >= 10 here (the unit is at least 1024 bytes), so the integer part carries the sign.
-        withDecimal(tenths / 10) { $0.forEach(put) }
-        put(UInt8(ascii: "."))
-        put(UInt8(ascii: "0") + UInt8(abs(tenths % 10)))
+    // A sign, 19 digits, ".9", " " and a unit: at most 28 bytes.
+    var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &storage) { raw in
+        let out = raw.bindMemory(to: UInt8.self)
+        // |tenths| >= 10 past bytes (the unit is at least 1024 bytes), so the integer part carries the sign.
+        var n = withDecimal(unit == 0 ? value : tenths / 10) { digits in
+            UnsafeMutableRawBufferPointer(out).copyMemory(from: digits)
+            return digits.count
+        }
+        if unit > 0 {
+            out[n] = UInt8(ascii: ".")
+            out[n + 1] = UInt8(ascii: "0") + UInt8(abs(tenths % 10))
+            n += 2
+        }
+        out[n] = 0x20
+        // "B", then "KiB", "MiB", …
+        if unit == 0 {
+            out[n + 1] = UInt8(ascii: "B")
+            n += 2
+        } else {
+            out[n + 1] = unitLetters[unit]
+            out[n + 2] = UInt8(ascii: "i")
+            out[n + 3] = UInt8(ascii: "B")
+            n += 4
+        }
+        return body(UnsafeBufferPointer(rebasing: out[..<n]))
     }
-    put(0x20)
-    for b in byteUnits[unit].utf8 { put(b) }
 }
 
 /// The display width of `humanBytes(value)`, without making the string (tables measure every cell first).
@@ -335,3 +424,5 @@ public func decimalWidth(_ value: Int) -> Int {
 }
 
 private let byteUnits = ["B", "KiB", "MiB", "GiB", "TiB"]
+/// The first letters of `byteUnits` past bytes.
+private let unitLetters: [UInt8] = [0, UInt8(ascii: "K"), UInt8(ascii: "M"), UInt8(ascii: "G"), UInt8(ascii: "T")]

@@ -1,3 +1,13 @@
+/// Rendered output in pieces of UTF-8, each valid only during the call. Reports hand their bytes over as
+/// they are: making a String of each piece checked megabytes of our own UTF-8 once more.
+public typealias ByteSink = (UnsafeRawBufferPointer) -> Void
+
+/// Hands `text`'s UTF-8 to `write`.
+func emit(_ text: String, to write: ByteSink) {
+    var text = text
+    text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+}
+
 /// Reports are built as UTF-8 bytes: appending to a String updates its counts and flags every time,
 /// which dominated rendering reports with tens of thousands of rows.
 extension Array where Element == UInt8 {
@@ -14,10 +24,10 @@ extension Array where Element == UInt8 {
         withDecimal(value) { append(contentsOf: $0) }
     }
 
-    /// Hands the bytes to `write` as a String once there are `count` of them, keeping the buffer for more.
-    mutating func flush(over count: Int, to write: (String) -> Void) {
+    /// Hands the bytes to `write` once there are `count` of them, keeping the buffer for more.
+    mutating func flush(over count: Int, to write: ByteSink) {
         guard self.count >= count, !isEmpty else { return }
-        write(String(decoding: self, as: UTF8.self))
+        withUnsafeBytes(write)
         removeAll(keepingCapacity: true)
     }
 }

@@ -112,7 +112,7 @@ struct Analyze: ParsableCommand {
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth
-        try output.write { rendered.write(output.format, width: width, to: $0) }
+        try output.write { rendered.write(output.format, width: width, toBytes: $0) }
         keepUntilExit(report)
     }
 }

@@ -71,17 +71,24 @@ struct OutputOptions: ParsableArguments {
     func write(_ text: String) throws { try writeText(text, to: output) }
 
     /// Writes the pieces `render` hands over as they come, so that a large report is never one string.
-    func write(_ render: ((String) -> Void) -> Void) throws {
-        guard let path = output else {
-            render { print($0, terminator: "") }
-            return
+    func write(_ render: (ByteSink) -> Void) throws {
+        let file: UnsafeMutablePointer<FILE>
+        if let path = output {
+            file = try openForWriting(path)
+        } else {
+            // A stream of our own on stdout (Swift 6 cannot name C's `stdout` stream): whatever `print`
+            // buffered goes out first, so the order on stdout is kept.
+            fflush(nil)
+            let descriptor = dup(1)
+            guard descriptor >= 0, let stream = fdopen(descriptor, "w") else {
+                if descriptor >= 0 { close(descriptor) }
+                printError("traffic: stdout: cannot write: \(String(cString: strerror(errno)))")
+                throw ExitCode(inputErrorCode)
+            }
+            file = stream
         }
-        let file = try openForWriting(path)
-        render { piece in
-            var piece = piece
-            piece.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
-        }
-        try close(file, path)
+        render { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+        try close(file, output ?? "stdout")
     }
 }
 

@@ -130,58 +130,6 @@ final class ReportBuilder {
         }
     }
 
-    /// The report's order of groups (slots): largest total first, ties by keys, field by field as Strings.
-    ///
-    /// Ties are common (ids in paths, same sizes) and comparing scattered Strings made most of the sort's
-    /// time. Keys are copied into one buffer, each field's UTF-8 followed by a 0 byte: for keys that are
-    /// ASCII without NUL, comparing those bytes is comparing the fields as Strings (String order is scalar
-    /// order there, and the 0 ends a field before any byte of a longer one). Any other key compares as Strings.
-    static func reportOrder(totals: [Int], keys: [[String]]) -> [Int] {
-        struct Entry {
-            var total: Int
-            var slot: Int
-            var start: Int
-            /// Bytes in the buffer, or -1 when the key must be compared as Strings.
-            var count: Int
-        }
-        var bytes: [UInt8] = []
-        var entries: [Entry] = []
-        entries.reserveCapacity(keys.count)
-        for (slot, key) in keys.enumerated() {
-            let start = bytes.count
-            var plain = true
-            for field in key {
-                let end = bytes.count
-                if field.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                    bytes.append(contentsOf: field.utf8)
-                }
-                // 1...0x7F: ASCII, not NUL.
-                for b in bytes[end...] where b &- 1 >= 0x7F { plain = false }
-                bytes.append(0)
-            }
-            if !plain { bytes.removeSubrange(start...) }
-            entries.append(Entry(total: totals[slot], slot: slot, start: start, count: plain ? bytes.count - start : -1))
-        }
-        bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress
-            entries.sort { a, b in
-                if a.total != b.total { return a.total > b.total }
-                if a.count >= 0, b.count >= 0, let base {
-                    // A key cannot be a proper prefix of another (both end with their last field's 0): equal
-                    // bytes up to the shorter one mean equal keys.
-                    let order = memcmp(base + a.start, base + b.start, min(a.count, b.count))
-                    return order != 0 ? order < 0 : a.count < b.count
-                }
-                // Equal fields (often one shared string) are skipped with one `==` where
-                // lexicographicallyPrecedes would compare them twice with `<`.
-                let x = keys[a.slot], y = keys[b.slot]
-                for i in x.indices where x[i] != y[i] { return x[i] < y[i] }
-                return false
-            }
-        }
-        return entries.map(\.slot)
-    }
-
     /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
     /// permutation's cycles: one row moved at a time, no second array of rows).
     static func permute<Row>(_ rows: inout [Row], by source: [Int]) {
@@ -280,10 +228,18 @@ final class ReportBuilder {
                 count()
             }
         }
-        // Sort small entries, then move the rows into that order: totals are large to move around.
-        let order = Self.reportOrder(totals: (0..<groups.count).map { groups[$0].totalBytes }, keys: keys)
+        // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
+        var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
+        order.sort { a, b in
+            if a.total != b.total { return a.total > b.total }
+            // Ties are common (ids in paths, same sizes): equal fields (often one shared string) are
+            // skipped with one `==` where lexicographicallyPrecedes would compare them twice with `<`.
+            let x = keys[a.slot], y = keys[b.slot]
+            for i in x.indices where x[i] != y[i] { return x[i] < y[i] }
+            return false
+        }
         var rows = groups.drainRows()
-        Self.permute(&rows, by: order)
+        Self.permute(&rows, by: order.map(\.slot))
         var warnings = warnings
         var kept: MessageList?
         if options.keepMessages {

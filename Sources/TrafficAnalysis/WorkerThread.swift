@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// An OS thread running `body` with an 8 MiB stack (deep protocol code, like a main thread); `join` waits for it.
-final class WorkerThread: @unchecked Sendable {
+public final class WorkerThread: @unchecked Sendable {
     #if canImport(Glibc)
     private var thread = pthread_t()
     #else
@@ -14,9 +14,9 @@ final class WorkerThread: @unchecked Sendable {
     /// Dropped once it has run: it usually captures the object that owns this thread.
     private var body: (() -> Void)?
 
-    init(_ body: @escaping () -> Void) { self.body = body }
+    public init(_ body: @escaping () -> Void) { self.body = body }
 
-    func start() {
+    public func start() {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -31,7 +31,7 @@ final class WorkerThread: @unchecked Sendable {
         precondition(result == 0, "pthread_create failed: \(result)")
     }
 
-    func join() {
+    public func join() {
         #if canImport(Glibc)
         pthread_join(thread, nil)
         #else

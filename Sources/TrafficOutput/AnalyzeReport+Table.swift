@@ -75,6 +75,8 @@ extension AnalyzeReport {
         table.rowSource = (groups.count, { i, shown, cells in
             groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
         })
+        // Both closures only read `groups`: a large table is made on two threads when asked.
+        table.rowsOnTwoThreads = rowThreads > 1
         table.rowWidths = { i, widths in
             groups.withUnsafeBufferPointer { groups in
                 var column = 0

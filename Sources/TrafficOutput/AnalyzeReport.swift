@@ -10,6 +10,8 @@ public struct AnalyzeReport {
     /// `--messages`: every record instead of groups (JSON carries both).
     public var listMessages: Bool
     public var exactBytes = false
+    /// Threads a large groups table may be made on (`--jobs`); the output is the same.
+    public var rowThreads = 1
     public var color = false
     public var top: Int?
     public var sort: SortKey = .total

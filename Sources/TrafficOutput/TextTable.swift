@@ -1,3 +1,5 @@
+import TrafficAnalysis
+
 /// A plain-text table with aligned columns that fits a terminal width by shortening one column
 /// in the middle (`/api/very…/long/path`).
 public struct TextTable {
@@ -27,6 +29,11 @@ public struct TextTable {
     /// With `rowSource`: widens `widths` (one per column) to the display widths of row `i`'s cells without
     /// making them, so that the measuring pass formats nothing. Must agree with `rowSource` exactly.
     public var rowWidths: ((Int, inout [Int]) -> Void)?
+    /// Whether `rowSource` and `rowWidths` may be called from two threads at once: a large table is then
+    /// measured and made in two halves side by side (the second half held as bytes until the first is out).
+    public var rowsOnTwoThreads = false
+    /// Fewer rows than this are not worth a thread.
+    public static let twoThreadRows = 4096
     /// Rows drawn under a rule after the body, e.g. totals.
     public var footer: [[String]] = []
 
@@ -66,7 +73,17 @@ public struct TextTable {
         }
         if let rowSource, let rowWidths {
             rows.forEach(measure)
-            for i in 0..<rowSource.count { rowWidths(i, &widths) }
+            let count = rowSource.count
+            if rowsOnTwoThreads, count >= Self.twoThreadRows {
+                let half = Half(widths)
+                let thread = WorkerThread { for i in count / 2..<count { rowWidths(i, &half.widths) } }
+                thread.start()
+                for i in 0..<count / 2 { rowWidths(i, &widths) }
+                thread.join()
+                for i in widths.indices { widths[i] = max(widths[i], half.widths[i]) }
+            } else {
+                for i in 0..<count { rowWidths(i, &widths) }
+            }
         } else {
             forEachBodyRow(shown: columns.map { _ in true }) { cells in
                 for i in 0..<min(widths.count, cells.count) {
@@ -212,7 +229,31 @@ public struct TextTable {
         text.appendUTF8(rule)
         var shown = columns.map { _ in false }
         for column in visible { shown[column] = true }
-        forEachBodyRow(shown: shown, line)
+        if rowsOnTwoThreads, let rowSource, rowSource.count >= Self.twoThreadRows {
+            rows.forEach(line)
+            let count = rowSource.count
+            let half = Half([])
+            let secondWriter = LineWriter(visible: visible, widths: widths, left: writer.left)
+            let thread = WorkerThread {
+                var cells = Cells()
+                for i in count / 2..<count {
+                    cells.removeAll()
+                    rowSource.row(i, shown, &cells)
+                    secondWriter.write(cells, into: &half.bytes)
+                }
+            }
+            thread.start()
+            for i in 0..<count / 2 {
+                cells.removeAll()
+                rowSource.row(i, shown, &cells)
+                line(cells)
+            }
+            thread.join()
+            text.flush(over: 0, to: write)
+            half.bytes.flush(over: 0, to: write)
+        } else {
+            forEachBodyRow(shown: shown, line)
+        }
         if !footer.isEmpty {
             text.appendUTF8(rule)
             footer.forEach(line)
@@ -300,6 +341,13 @@ public struct TextTable {
             (base + count).update(repeating: 0x20, count: spaces)
             count += spaces
         }
+    }
+
+    /// What the second thread of a two-half table measures or makes.
+    private final class Half: @unchecked Sendable {
+        var widths: [Int]
+        var bytes: [UInt8] = []
+        init(_ widths: [Int]) { self.widths = widths }
     }
 
     /// A line's bytes while it is put together (grown when a line needs more).

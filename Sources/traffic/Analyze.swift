@@ -108,6 +108,7 @@ struct Analyze: ParsableCommand {
         for warning in report.warnings { printError(warning.description) }
         var rendered = AnalyzeReport(report: report, listMessages: messages)
         rendered.exactBytes = output.exactBytes
+        rendered.rowThreads = options.jobs
         rendered.sort = sort
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0

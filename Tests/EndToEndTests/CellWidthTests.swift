@@ -75,6 +75,41 @@ import TrafficOutput
             """)
     }
 
+    /// A table made in two halves on two threads is byte for byte the table made on one (cut paths,
+    /// non-ASCII cells, widths that only the second half reaches, a static row and a footer included).
+    @Test(arguments: [TextTable.twoThreadRows - 1, TextTable.twoThreadRows, 5_001, 20_000])
+    func twoThreadTableEqualsOneThreadTable(rowCount: Int) {
+        func make(twoThreads: Bool) -> TextTable {
+            var table = TextTable(columns: [.init("path", .left, shrinkable: true), .init("n"), .init("note", .left, dropOrder: 1)])
+            table.rows = [["/static", "0", "first"]]
+            func path(_ i: Int) -> String { i % 7 == 0 ? "/café/\(i)" : "/api/v1/items/\(i * 7919)/details" }
+            // The widest number is near the end: only the second half sees it.
+            func number(_ i: Int) -> Int { i == rowCount - 3 ? 123_456_789 : i }
+            table.rowSource = (rowCount, { i, shown, cells in
+                cells.append(path(i))
+                cells.append(decimal: number(i))
+                if shown[2] { cells.append(i % 3 == 0 ? "ünïcode" : "") } else { cells.appendEmpty() }
+            })
+            table.rowWidths = { i, widths in
+                widths[0] = max(widths[0], path(i).unicodeScalars.count)
+                widths[1] = max(widths[1], decimalWidth(number(i)))
+                widths[2] = max(widths[2], i % 3 == 0 ? 7 : 0)
+            }
+            table.footer = [["total", "1", ""]]
+            table.rowsOnTwoThreads = twoThreads
+            return table
+        }
+        for width in [24, 40, 200] {
+            var pieces = 0
+            var two = ""
+            make(twoThreads: true).render(width: width, chunkBytes: 4096) { two += $0; pieces += 1 }
+            let one = make(twoThreads: false).render(width: width)
+            #expect(two == one, "width \(width)")
+            #expect(one.split(separator: "\n").count == rowCount + 5)
+            #expect(pieces > 1)
+        }
+    }
+
     @Test func decimalWidthIsTheStringsWidth() {
         for value in Self.values { #expect(decimalWidth(value) == String(value).count, "\(value)") }
     }

@@ -204,4 +204,22 @@ import TrafficCapture
     func addressText(expected: String, address: IPAddress) {
         #expect(address.description == expected)
     }
+
+    /// IPv4 text is written digit by digit: compared with interpolation over octets and ports of every length.
+    @Test func ipv4EndpointTextMatchesInterpolation() {
+        let octets: [UInt32] = [0, 1, 9, 10, 99, 100, 199, 200, 249, 250, 255]
+        let ports: [UInt16] = [0, 1, 9, 10, 80, 99, 100, 443, 999, 1000, 8080, 9999, 10000, 54321, 65535]
+        for a in octets {
+            for b in [UInt32(0), 10, 255] {
+                let value = a << 24 | b << 16 | (255 - a) << 8 | (a / 2)
+                let address = IPAddress(ipv4: value)
+                let dotted = "\(value >> 24).\((value >> 16) & 0xff).\((value >> 8) & 0xff).\(value & 0xff)"
+                #expect(address.description == dotted)
+                for port in ports {
+                    #expect(Endpoint(address: address, port: port).description == "\(dotted):\(port)")
+                }
+            }
+        }
+        #expect(Endpoint(address: IPAddress(ipv6High: 0, low: 1), port: 8080).description == "[::1]:8080")
+    }
 }

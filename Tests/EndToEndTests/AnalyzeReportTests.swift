@@ -110,6 +110,17 @@ import Testing
         // A full device: the report could not be written, which is an error, not a cut file and exit 0.
         let full = try Harness.run(["analyze", "-o", "/dev/full", "samples/http-basic.pcap"])
         #expect(full.status == 3 && full.stderr.contains("/dev/full: cannot write"))
+        // The same on stdout (written through a stream of its own): it used to exit 0 with the report lost.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "exec \"$0\" analyze samples/http-basic.pcap > /dev/full", Harness.binary.path]
+        shell.currentDirectoryURL = Harness.packageRoot
+        let shellError = Pipe()
+        shell.standardError = shellError
+        try shell.run()
+        let shellMessage = String(decoding: shellError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 3 && shellMessage.contains("traffic: stdout: cannot write"))
         let truncated = try Harness.run(["analyze", "samples/http-segments-truncated.pcap"])
         #expect(truncated.status == 0)
         #expect(truncated.stderr.contains("capture damaged at byte offset"))

@@ -52,8 +52,7 @@ extension AnalyzeReport {
             body(totals.pointee.requests, true)
             body(request.pointee.bytes, false)
             body(response.pointee.bytes, false)
-            body(request.pointee.lineBytes + request.pointee.headerBytes + response.pointee.lineBytes
-                + response.pointee.headerBytes, false)  // head(_:)
+            body(Self.head(totals.pointee), false)
             body(request.pointee.cookieBytes + response.pointee.cookieBytes, false)
             body(request.pointee.compressionSavingBytes + response.pointee.compressionSavingBytes, false)
             body(request.pointee.bytes &+ response.pointee.bytes, false)  // totalBytes

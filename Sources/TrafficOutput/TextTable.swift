@@ -103,12 +103,17 @@ public struct TextTable {
             cells.set(row)
             body(cells)
         }
-        if let rowSource {
-            for i in 0..<rowSource.count {
-                cells.removeAll()
-                rowSource.row(i, shown, &cells)
-                body(cells)
-            }
+        if let rowSource { forEachSourceRow(0..<rowSource.count, shown: shown, body) }
+    }
+
+    /// Rows `range` of `rowSource`, made one at a time into one reused `Cells`.
+    private func forEachSourceRow(_ range: Range<Int>, shown: [Bool], _ body: (Cells) -> Void) {
+        guard let rowSource else { return }
+        var cells = Cells()
+        for i in range {
+            cells.removeAll()
+            rowSource.row(i, shown, &cells)
+            body(cells)
         }
     }
 
@@ -159,9 +164,7 @@ public struct TextTable {
 
         /// Calls `body` with cell `i`'s bytes (empty past the last cell).
         func withCell<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            guard i < ends.count else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-            let start = i == 0 ? 0 : ends[i - 1]
-            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<ends[i]])) }
+            bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range(i)])) }
         }
     }
 
@@ -235,19 +238,10 @@ public struct TextTable {
             let half = Half([])
             let secondWriter = LineWriter(visible: visible, widths: widths, left: writer.left)
             let thread = WorkerThread {
-                var cells = Cells()
-                for i in count / 2..<count {
-                    cells.removeAll()
-                    rowSource.row(i, shown, &cells)
-                    secondWriter.write(cells, into: &half.bytes)
-                }
+                forEachSourceRow(count / 2..<count, shown: shown) { secondWriter.write($0, into: &half.bytes) }
             }
             thread.start()
-            for i in 0..<count / 2 {
-                cells.removeAll()
-                rowSource.row(i, shown, &cells)
-                line(cells)
-            }
+            forEachSourceRow(0..<count / 2, shown: shown, line)
             thread.join()
             text.flush(over: 0, to: write)
             half.bytes.flush(over: 0, to: write)
@@ -271,13 +265,10 @@ public struct TextTable {
         let left: [Bool]
         let line = LineBuffer()
 
-        private let ellipsis: UnsafeBufferPointer<UInt8>
-
         init(visible: [Int], widths: [Int], left: [Bool]) {
             self.visible = visible
             self.widths = widths
             self.left = left
-            ellipsis = line.ellipsis
         }
 
         func write(_ cells: Cells, into text: inout [UInt8]) {
@@ -296,7 +287,7 @@ public struct TextTable {
                         // nearly always ASCII, and a table of ids shortens tens of thousands of them.
                         let keep = width - 1, head = (keep + 1) / 2
                         out.copy(UnsafeBufferPointer(rebasing: cell[..<head]))
-                        out.copy(ellipsis)
+                        out.appendEllipsis()
                         out.copy(UnsafeBufferPointer(rebasing: cell[(cell.count - (keep - head))...]))
                     } else if cellWidth > width {
                         var short = TextTable.shortenMiddle(String(decoding: cell, as: UTF8.self), to: width)
@@ -336,6 +327,14 @@ public struct TextTable {
             count += bytes.count
         }
 
+        /// "…" (U+2026).
+        mutating func appendEllipsis() {
+            base[count] = 0xE2
+            base[count + 1] = 0x80
+            base[count + 2] = 0xA6
+            count += 3
+        }
+
         mutating func pad(_ spaces: Int) {
             guard spaces > 0 else { return }
             (base + count).update(repeating: 0x20, count: spaces)
@@ -354,16 +353,8 @@ public struct TextTable {
     private final class LineBuffer {
         private var base = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
         private var capacity = 256
-        let ellipsis: UnsafeBufferPointer<UInt8> = {
-            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 3)
-            _ = bytes.initialize(from: "…".utf8)
-            return UnsafeBufferPointer(bytes)
-        }()
 
-        deinit {
-            base.deallocate()
-            ellipsis.deallocate()
-        }
+        deinit { base.deallocate() }
 
         func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
             if count > capacity {

@@ -58,7 +58,7 @@ public final class ContentDecoder {
         // Inflating is most of the cost of a run; a lone gzip coding's trailer states the size. The body
         // is held (bounded per body and per worker) so that it can still be inflated when the shortcut
         // cannot be exact. It assumes one gzip member, as HTTP servers send; --verify-decoding inflates all.
-        if limits.useGzipTrailer, codings.filter({ $0 != .identity }) == [.gzip] { held = [] }
+        if limits.useGzipTrailer, codings.filter({ $0 != .identity }) == [.gzip] { held = scratch.takeBodyBuffer() }
     }
 
     /// Feeds the next encoded bytes. Cheap to call with tiny buffers. After a failure further input is ignored.
@@ -88,18 +88,14 @@ public final class ContentDecoder {
     /// Releases all C state; later calls return the same result.
     public func finish(truncated: Bool = false) -> ContentDecodingResult {
         if let outcome { return outcome }
-        if let body = held {
-            releaseHeld()
-            if truncated {
-                stop(.failed("truncated"))
-                return outcome!
-            }
-            if let size = Self.trailerSize(body), size <= maxDecodedBytes {
-                stop(.decoded(size))
+        if held != nil {
+            let size = truncated ? nil : Self.trailerSize(held!)
+            if truncated || size.map({ $0 <= maxDecodedBytes }) == true {
+                releaseHeld()
+                stop(truncated ? .failed("truncated") : .decoded(size!))
                 return outcome!
             }
             // Not a plain gzip member, or over the cap: inflate it for the real verdict.
-            held = body
             inflateHeld()
             if let outcome { return outcome }
         }
@@ -115,19 +111,20 @@ public final class ContentDecoder {
         return result
     }
 
-    /// Runs `input` through stage `index` and everything after it; false once decoding stopped.
     deinit { releaseHeld() }
 
     /// The shortcut cannot apply: inflate what was held, then go on streaming.
     private func inflateHeld() {
-        guard let body = held else { return }
-        releaseHeld()
+        guard var body = held.take() else { return }
+        scratch.retainedBytes -= body.count
         if !body.isEmpty { body.withUnsafeBytes { _ = push($0, into: 0) } }
+        scratch.recycleBodyBuffer(&body)
     }
 
     private func releaseHeld() {
-        if let body = held { scratch.retainedBytes -= body.count }
-        held = nil
+        guard var body = held.take() else { return }
+        scratch.retainedBytes -= body.count
+        scratch.recycleBodyBuffer(&body)
     }
 
     /// ISIZE of a complete single gzip member: magic and method checked (RFC 1952 §2.3), at least a
@@ -158,6 +155,7 @@ public final class ContentDecoder {
         return size
     }
 
+    /// Runs `input` through stage `index` and everything after it; false once decoding stopped.
     private func push(_ input: UnsafeRawBufferPointer, into index: Int) -> Bool {
         let stage = stages[index]
         let isLast = index == stages.count - 1

@@ -21,5 +21,33 @@ public final class DecodingScratch {
     /// Beyond this, decoders inflate as they go instead of holding bodies back.
     let retainedBudget = 8 << 20
 
+    /// Emptied buffers of bodies held earlier, capacity kept: a held body grows by appends, and a new
+    /// array for every body cost a reallocation and a copy per doubling (2.5 % of a run's instructions).
+    private var spareBodyBuffers: [[UInt8]] = []
+    /// Capacity kept in `spareBodyBuffers`: bounded, so that a few large bodies do not stay resident.
+    private var spareCapacity = 0
+    static let maxSpareCapacity = 1 << 20
+    static let maxSpareBufferCapacity = 256 << 10
+
+    func takeBodyBuffer() -> [UInt8] {
+        guard let buffer = spareBodyBuffers.popLast() else { return [] }
+        spareCapacity -= buffer.capacity
+        return buffer
+    }
+
+    func recycleBodyBuffer(_ buffer: inout [UInt8]) {
+        let capacity = buffer.capacity
+        guard capacity > 0, capacity <= Self.maxSpareBufferCapacity,
+            spareCapacity + capacity <= Self.maxSpareCapacity
+        else {
+            buffer = []
+            return
+        }
+        buffer.removeAll(keepingCapacity: true)
+        spareCapacity += capacity
+        spareBodyBuffers.append(buffer)
+        buffer = []
+    }
+
     deinit { buffer.deallocate() }
 }

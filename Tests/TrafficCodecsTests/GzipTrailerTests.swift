@@ -40,4 +40,30 @@ import TrafficCodecs
             #expect(decode(sample.codings, sample.data, limits: Self.fast) == .decoded(sample.decodedSize), "\(sample.name)")
         }
     }
+
+    /// Held bodies go back to the worker's scratch and are reused: interleaved decoders on one scratch, some
+    /// ending in the shortcut, some inflating, some truncated, some abandoned, must each give their own
+    /// answer (a recycled buffer must never carry bytes of an earlier body).
+    @Test func recycledBuffersKeepBodiesApart() {
+        let scratch = DecodingScratch()
+        let bodies = [Fixtures.gzipText, Fixtures.gzipTwoMembers, Array(Fixtures.gzipText.prefix(40)),
+                      Fixtures.gzipZeros1MiB, Array("not gzip at all, not at all".utf8)]
+        let expected = bodies.map { decode([.gzip], $0) }
+        for round in 0..<6 {
+            var open: [(decoder: ContentDecoder, body: Int)] = []
+            for (i, body) in bodies.enumerated() {
+                let decoder = ContentDecoder(codings: [.gzip], scratch: scratch, limits: Self.fast)
+                decoder.feed(body.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[..<(body.count / 2)]) })
+                open.append((decoder, i))
+            }
+            // A decoder dropped half-way hands its buffer back on deinit.
+            if round % 2 == 1 { open.removeLast() }
+            for (decoder, i) in open.reversed() {
+                bodies[i].withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[(bodies[i].count / 2)...])) }
+                let truncated = round == 4 && i == 0
+                #expect(decoder.finish(truncated: truncated) == (truncated ? .failed("truncated") : expected[i]),
+                        "round \(round) body \(i)")
+            }
+        }
+    }
 }

@@ -15,13 +15,17 @@ struct GroupTable {
     private var indexSlots: [Int32] = Array(repeating: -1, count: 1024)
     /// The keys of each slot, in the order the groups appeared.
     private(set) var keys: [[String]] = []
+    /// The hash of each slot's key: merging shard tables and growing need no key read again.
+    private var slotHashes: [UInt64] = []
     private var chunks: [[GroupTotals]] = []
 
     var count: Int { keys.count }
 
     /// The slot of `key`, made (with empty totals) if it is new.
-    mutating func slot(for key: [String]) -> Int {
-        let hash = Self.hash(key)
+    mutating func slot(for key: [String]) -> Int { slot(for: key, hash: Self.hash(key)) }
+
+    /// The slot of `key`, whose `hash(_:)` is `hash`.
+    mutating func slot(for key: [String], hash: UInt64) -> Int {
         let mask = indexSlots.count - 1
         var probe = Int(truncatingIfNeeded: hash) & mask
         while indexSlots[probe] >= 0 {
@@ -32,6 +36,7 @@ struct GroupTable {
         indexHashes[probe] = hash
         indexSlots[probe] = Int32(truncatingIfNeeded: slot)
         keys.append(key)
+        slotHashes.append(hash)
         if keys.count * 2 > indexSlots.count { growIndex() }
         if slot & (Self.chunkSize - 1) == 0 {
             chunks.append([])
@@ -96,13 +101,18 @@ struct GroupTable {
     /// Calls `body` with every group in slot order and leaves the table empty. Each chunk is freed as soon
     /// as it is passed on, so the groups exist about once, not twice, wherever they go.
     mutating func drain(_ body: ([String], GroupTotals) -> Void) {
+        drain { keys, _, totals in body(keys, totals) }
+    }
+
+    /// `drain`, with each key's hash.
+    mutating func drain(_ body: ([String], UInt64, GroupTotals) -> Void) {
         // No more lookups: the index goes before the rows are made.
         indexHashes = []
         indexSlots = []
         var slot = 0
         for c in chunks.indices {
             for totals in chunks[c] {
-                body(keys[slot], totals)
+                body(keys[slot], slotHashes[slot], totals)
                 slot += 1
             }
             chunks[c] = []

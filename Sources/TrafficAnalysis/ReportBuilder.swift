@@ -131,20 +131,25 @@ final class ReportBuilder {
     }
 
     /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
-    /// permutation's cycles: one row moved at a time, no second array of rows).
+    /// permutation's cycles: one row moved at a time, no second array of rows). Rows are moved as bytes:
+    /// assigning them would retain and release every key and total once per move.
     static func permute<Row>(_ rows: inout [Row], by source: [Int]) {
+        precondition(source.count == rows.count, "a permutation of every row")
         var source = source
-        for start in source.indices where source[start] != start {
-            let first = rows[start]
-            var i = start
-            while source[i] != start {
-                let next = source[i]
-                rows[i] = rows[next]
+        rows.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for start in source.indices where source[start] != start {
+                let first = (base + start).move()
+                var i = start
+                while source[i] != start {
+                    let next = source[i]
+                    (base + i).moveInitialize(from: base + next, count: 1)
+                    source[i] = i
+                    i = next
+                }
+                (base + i).initialize(to: first)
                 source[i] = i
-                i = next
             }
-            rows[i] = first
-            source[i] = i
         }
     }
 
@@ -205,7 +210,8 @@ final class ReportBuilder {
             // The first shard's table is taken over whole: no second copy of its groups.
             swap(&groups, &shard.groups)
         } else {
-            shard.groups.drain { keys, totals in groups[groups.slot(for: keys)].add(totals) }
+            // Stored hashes: the shard's keys are read only where a hash matches (groups in both shards).
+            shard.groups.drain { keys, hash, totals in groups[groups.slot(for: keys, hash: hash)].add(totals) }
         }
         lastSlot = -1
         totals.add(shard.totals)

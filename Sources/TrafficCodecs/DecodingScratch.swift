@@ -26,8 +26,8 @@ public final class DecodingScratch {
     private var spareBodyBuffers: [[UInt8]] = []
     /// Capacity kept in `spareBodyBuffers`: bounded, so that a few large bodies do not stay resident.
     private var spareCapacity = 0
-    static let maxSpareCapacity = 256 << 10
-    static let maxSpareBufferCapacity = 64 << 10
+    static let maxSpareCapacity = 512 << 10
+    static let maxSpareBufferCapacity = 256 << 10
 
     func takeBodyBuffer() -> [UInt8] {
         guard let buffer = spareBodyBuffers.popLast() else { return [] }

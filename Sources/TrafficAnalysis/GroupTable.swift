@@ -15,7 +15,7 @@ struct GroupTable {
     private var indexSlots: [Int32] = Array(repeating: -1, count: 1024)
     /// The keys of each slot, in the order the groups appeared.
     private(set) var keys: [[String]] = []
-    /// The hash of each slot's key: merging shard tables and growing need no key read again.
+    /// The hash of each slot's key, so that merging shard tables does not read and hash every key again.
     private var slotHashes: [UInt64] = []
     private var chunks: [[GroupTotals]] = []
 

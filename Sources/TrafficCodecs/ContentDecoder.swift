@@ -89,10 +89,14 @@ public final class ContentDecoder {
     public func finish(truncated: Bool = false) -> ContentDecodingResult {
         if let outcome { return outcome }
         if held != nil {
-            let size = truncated ? nil : Self.trailerSize(held!)
-            if truncated || size.map({ $0 <= maxDecodedBytes }) == true {
+            if truncated {
                 releaseHeld()
-                stop(truncated ? .failed("truncated") : .decoded(size!))
+                stop(.failed("truncated"))
+                return outcome!
+            }
+            if let size = Self.trailerSize(held!), size <= maxDecodedBytes {
+                releaseHeld()
+                stop(.decoded(size))
                 return outcome!
             }
             // Not a plain gzip member, or over the cap: inflate it for the real verdict.

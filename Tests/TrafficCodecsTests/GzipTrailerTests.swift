@@ -53,7 +53,7 @@ import TrafficCodecs
             var open: [(decoder: ContentDecoder, body: Int)] = []
             for (i, body) in bodies.enumerated() {
                 let decoder = ContentDecoder(codings: [.gzip], scratch: scratch, limits: Self.fast)
-                decoder.feed(body.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[..<(body.count / 2)]) })
+                body.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[..<(body.count / 2)])) }
                 open.append((decoder, i))
             }
             // A decoder dropped half-way hands its buffer back on deinit.

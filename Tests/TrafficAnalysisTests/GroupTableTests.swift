@@ -27,6 +27,34 @@ import TrafficTestSupport
         #expect(table.count == 0)
     }
 
+    /// Shard tables merge by the hashes stored per slot: groups in both tables add up, the others are
+    /// carried over, and each stored hash is the one of its own key (a hash stored against the wrong slot
+    /// would make duplicate groups here).
+    @Test func mergingByStoredHashesMatchesADictionary() {
+        var rng = SplitMix(state: 7)
+        var tables = [GroupTable(), GroupTable()]
+        var reference: [[String]: GroupTotals] = [:]
+        for i in 0..<20_000 {
+            let key = ["h\(rng.next() % 2)", "/p/\(rng.next() % 6_000)"]
+            var totals = GroupTotals()
+            totals.requests = 1
+            totals.request.bytes = Int(rng.next() % 1_000)
+            tables[i % 2][tables[i % 2].slot(for: key)].add(totals)
+            reference[key, default: GroupTotals()].add(totals)
+        }
+        var merged = tables[0]
+        var wrongHashes = 0
+        tables[1].drain { keys, hash, totals in
+            if hash != GroupTable.hash(keys) { wrongHashes += 1 }
+            merged[merged.slot(for: keys, hash: hash)].add(totals)
+        }
+        #expect(wrongHashes == 0)
+        #expect(merged.count == reference.count)
+        var drained: [[String]: GroupTotals] = [:]
+        merged.drain { drained[$0] = $1 }
+        #expect(drained == reference)
+    }
+
     @Test(arguments: [0, 1, 2, 5, 4_097])
     func permuteEqualsGathering(count: Int) {
         var rng = SplitMix(state: UInt64(count) + 7)

@@ -11,7 +11,7 @@ public final class ConnectionTLSInfo {
 
     /// A handler factory that sniffs each connection and parses TLS ones.
     public func makeHandler() -> TrafficReassemblyHandlerFactory {
-        let stages = ProtocolSniffer.Stages(
+        let stages = ProtocolSniffer<NullStreamHandler, TLSConnectionParser>.Stages(
             http: { _ in NullStreamHandler() },
             tls: { [unowned self] info in
                 TLSConnectionParser(info: info) { [unowned self] summary in

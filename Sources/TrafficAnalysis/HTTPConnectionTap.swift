@@ -11,7 +11,9 @@ import TrafficReassembly
 /// and teardown frames come after the messages they belong to), so memory follows the records of open
 /// connections; and after a protocol switch, until the tunnel's byte counts are final.
 final class HTTPConnectionTap: TCPStreamHandler {
-    private var parser: HTTPConnectionParser?
+    /// Owned by the tap (retained once here, released at `finish` or in `deinit`) and called unretained: a
+    /// call through an optional `var` retains and releases the parser around it, an atomic pair per segment.
+    private var parser: Unmanaged<HTTPConnectionParser>?
     private var joiner = HTTPExchangeJoiner()
     private let builder: ReportBuilder
     private let capture: Int
@@ -34,7 +36,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
         if !overhead.isEmpty { ledger = OverheadLedger() }
         // The tap owns the parser, which owns this closure: self outlives every call (no checked unowned
         // reference per record).
-        parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned(unsafe) self] record in
+        let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned(unsafe) self] record in
             ledger?.emitted(record)
             guard joins else {
                 take(record)
@@ -44,7 +46,10 @@ final class HTTPConnectionTap: TCPStreamHandler {
             joiner.add(record) { batch.append($0) }
             take(batch)
         }
+        self.parser = Unmanaged.passRetained(parser)
     }
+
+    deinit { parser?.release() }
 
     private var holding: Bool { !overhead.isEmpty || switched }
     private var recordCount = 0
@@ -67,11 +72,11 @@ final class HTTPConnectionTap: TCPStreamHandler {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser?.receive(bytes, direction: direction, segment: segment)
+        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, segment: segment) }
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
-        parser?.skip(byteCount, direction: direction, time: time)
+        parser?._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
     }
 
     func packet(_ event: TCPPacketEvent) {
@@ -79,7 +84,11 @@ final class HTTPConnectionTap: TCPStreamHandler {
     }
 
     func finish(time: CaptureTime) {
-        guard let parser else { return }
+        guard let owned = self.parser else { return }
+        // The parser's last use: this local reference now owns it, and frees it when finish returns
+        // (a connection's entry can linger in the reassembler for late packets).
+        self.parser = nil
+        let parser = owned.takeRetainedValue()
         parser.finish(time: time)
         var batch: [HTTPMessageRecord] = []
         joiner.flush { batch.append($0) }
@@ -91,7 +100,6 @@ final class HTTPConnectionTap: TCPStreamHandler {
         builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
         builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes
         if parser.isHTTP { builder.summary.httpConnections += 1 }
-        self.parser = nil
         if overhead.isEmpty {
             attributeTunnels()
             release()

@@ -8,7 +8,11 @@ import TrafficTLS
 /// TLS is recognised by content on any port: a plausible record header (`TLSConnectionParser.looksLikeTLS`).
 /// Until the first 6 bytes of a direction have arrived nothing is decided; those bytes and any packet
 /// events are held (a few bytes at most) and replayed to the chosen stage.
-final class ProtocolSniffer: TCPStreamHandler {
+///
+/// Generic over the two stages so that the chosen one is held as an `Unmanaged` reference of its own type:
+/// calling a handler kept in a `var` retains and releases it around every call (an atomic pair per
+/// segment), and the stage is known only after the first bytes, so it cannot be a `let`.
+final class ProtocolSniffer<HTTPStage: TCPStreamHandler, TLSStage: TCPStreamHandler>: TCPStreamHandler {
     private enum Held {
         case bytes([UInt8], Direction, TCPSegmentContext)
         case skip(Int, Direction, CaptureTime)
@@ -17,10 +21,9 @@ final class ProtocolSniffer: TCPStreamHandler {
 
     /// Makes the stage that reads a connection; one per run, shared by every sniffer.
     final class Stages {
-        let makeHTTP: (TCPConnectionInfo) -> any TCPStreamHandler
-        let makeTLS: (TCPConnectionInfo) -> any TCPStreamHandler
-        init(http: @escaping (TCPConnectionInfo) -> any TCPStreamHandler,
-             tls: @escaping (TCPConnectionInfo) -> any TCPStreamHandler) {
+        let makeHTTP: (TCPConnectionInfo) -> HTTPStage
+        let makeTLS: (TCPConnectionInfo) -> TLSStage
+        init(http: @escaping (TCPConnectionInfo) -> HTTPStage, tls: @escaping (TCPConnectionInfo) -> TLSStage) {
             makeHTTP = http
             makeTLS = tls
         }
@@ -29,7 +32,9 @@ final class ProtocolSniffer: TCPStreamHandler {
     // Kept small: a SYN flood creates one sniffer per half-open connection, most of which never see a byte.
     private let info: TCPConnectionInfo
     private let stages: Stages
-    private var chosen: (any TCPStreamHandler)?
+    /// The chosen stage, owned by this sniffer (retained once in `decide`, released in `deinit`).
+    private var http: Unmanaged<HTTPStage>?
+    private var tls: Unmanaged<TLSStage>?
     private var held: [Held] = []
     private var prefix: ([UInt8], [UInt8]) = ([], [])
 
@@ -38,16 +43,37 @@ final class ProtocolSniffer: TCPStreamHandler {
         self.stages = stages
     }
 
+    deinit {
+        http?.release()
+        tls?.release()
+    }
+
+    private var isDecided: Bool { http != nil || tls != nil }
+
+    /// Calls `body` with the chosen stage, without retaining it (this sniffer owns it for its whole life).
+    private func withChosen(_ body: (any TCPStreamHandler) -> Void) {
+        if let http {
+            http._withUnsafeGuaranteedRef { body($0) }
+        } else if let tls {
+            tls._withUnsafeGuaranteedRef { body($0) }
+        }
+    }
+
     private func prefix(_ direction: Direction) -> [UInt8] { direction == .clientToServer ? prefix.0 : prefix.1 }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        if let chosen {
-            chosen.receive(bytes, direction: direction, segment: segment)
+        // The stages are called directly (not through `withChosen`): this is once per segment.
+        if let http {
+            http._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, segment: segment) }
+            return
+        }
+        if let tls {
+            tls._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, segment: segment) }
             return
         }
         if prefix(direction).isEmpty, bytes.count >= 6 {
             decide(tls: TLSConnectionParser.looksLikeTLS(bytes))
-            chosen!.receive(bytes, direction: direction, segment: segment)
+            withChosen { $0.receive(bytes, direction: direction, segment: segment) }
             return
         }
         let room = 6 - min(6, prefix(direction).count)
@@ -58,48 +84,60 @@ final class ProtocolSniffer: TCPStreamHandler {
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
-        guard let chosen else {
+        guard isDecided else {
             // A gap before anything is decided: HTTP resynchronises on start lines, TLS on record headers;
             // HTTP is the stage whose numbers matter most, so it gets the stream.
             held.append(.skip(byteCount, direction, time))
             decide(tls: false)
             return
         }
-        chosen.skip(byteCount, direction: direction, time: time)
+        withChosen { $0.skip(byteCount, direction: direction, time: time) }
     }
 
     func packet(_ event: TCPPacketEvent) {
-        if let chosen { chosen.packet(event) } else { held.append(.packet(event)) }
+        if let http {
+            http._withUnsafeGuaranteedRef { $0.packet(event) }
+        } else if let tls {
+            tls._withUnsafeGuaranteedRef { $0.packet(event) }
+        } else {
+            held.append(.packet(event))
+        }
     }
 
     func finish(time: CaptureTime) {
-        if chosen == nil {
+        if !isDecided {
             let tls = [prefix.0, prefix.1].contains {
                 !$0.isEmpty && $0.withUnsafeBytes { TLSConnectionParser.looksLikeTLS($0) }
             }
             decide(tls: tls)
         }
-        chosen!.finish(time: time)
+        withChosen { $0.finish(time: time) }
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
-        if chosen == nil { decide(tls: false) }
-        chosen!.connectionEnded(summary)
+        if !isDecided { decide(tls: false) }
+        withChosen { $0.connectionEnded(summary) }
     }
 
-    private func decide(tls: Bool) {
-        guard chosen == nil else { return }
-        let handler = tls ? stages.makeTLS(info) : stages.makeHTTP(info)
-        chosen = handler
-        for item in held {
-            switch item {
-            case let .bytes(bytes, direction, segment):
-                bytes.withUnsafeBytes { handler.receive($0, direction: direction, segment: segment) }
-            case let .skip(count, direction, time): handler.skip(count, direction: direction, time: time)
-            case let .packet(event): handler.packet(event)
-            }
+    private func decide(tls isTLS: Bool) {
+        guard !isDecided else { return }
+        if isTLS {
+            tls = Unmanaged.passRetained(stages.makeTLS(info))
+        } else {
+            http = Unmanaged.passRetained(stages.makeHTTP(info))
         }
+        let items = held
         held = []
         prefix = ([], [])
+        withChosen { handler in
+            for item in items {
+                switch item {
+                case let .bytes(bytes, direction, segment):
+                    bytes.withUnsafeBytes { handler.receive($0, direction: direction, segment: segment) }
+                case let .skip(count, direction, time): handler.skip(count, direction: direction, time: time)
+                case let .packet(event): handler.packet(event)
+                }
+            }
+        }
     }
 }

@@ -61,7 +61,7 @@ public enum TrafficAnalyzer {
         -> TCPReassembler.HandlerFactory
     {
         let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
-        let stages = ProtocolSniffer.Stages(
+        let stages = ProtocolSniffer<HTTPConnectionTap, TLSConnectionTap>.Stages(
             http: { info in
                 HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,

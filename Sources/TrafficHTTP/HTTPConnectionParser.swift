@@ -98,7 +98,18 @@ public final class HTTPConnectionParser: TCPStreamHandler {
 
     public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
         guard !finished else { return }
-        let parser = parser(direction)
+        // The parser is passed straight from its `let` property: a local picked by direction was retained
+        // and released around the whole call, once per segment.
+        if direction == .clientToServer {
+            receive(bytes, direction: direction, segment: segment, parser: requests)
+        } else {
+            receive(bytes, direction: direction, segment: segment, parser: responses)
+        }
+    }
+
+    private func receive(
+        _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext, parser: HTTPMessageParser
+    ) {
         parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count
         var offset = 0

@@ -43,6 +43,14 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
         }
     }
 
+    /// The value for `key`, not retained: valid while the entry stays in the table. The per-packet lookup
+    /// uses it, so that finding a connection costs no atomic retain and release.
+    func unretained(_ key: Key) -> Unmanaged<Value>? {
+        let (slot, found) = find(key)
+        guard found, let value = values[slot] else { return nil }
+        return Unmanaged.passUnretained(value)
+    }
+
     private mutating func insert(_ key: Key, _ value: Value) {
         let (slot, found) = find(key)
         if found {

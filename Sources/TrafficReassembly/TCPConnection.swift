@@ -7,7 +7,9 @@ final class TCPConnection {
     let info: TCPConnectionInfo
     var clientToServer = TCPStreamState()
     var serverToClient = TCPStreamState()
-    var handler: (any TCPStreamHandler)?
+    /// A `let`: calls through a stored `var` retain and release the handler around each one, an atomic pair
+    /// per segment; the handler goes when the reassembler drops the connection after `end`.
+    let handler: (any TCPStreamHandler)?
     var lastSeen: CaptureTime
     /// Both streams have been flushed and the handler finished; the entry lingers only for late packets.
     private(set) var streamsFinished = false
@@ -302,11 +304,10 @@ final class TCPConnection {
         handler?.finish(time: time)
     }
 
-    /// The reassembler lets go of the connection: the handler gets the final accounting and is released.
+    /// The reassembler lets go of the connection: the handler gets the final accounting.
     func end(evicted: Bool) -> TCPConnectionSummary {
         let summary = summary(evicted: evicted)
         handler?.connectionEnded(summary)
-        handler = nil
         return summary
     }
 

@@ -60,25 +60,32 @@ public final class TCPReassembler {
     /// `packetIndex` is the packet's position in the capture, kept as the connection's `firstPacket`.
     public func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int = 0) {
         let key = FlowKey(segment.source, segment.destination)
-        var connection: TCPConnection
-        if let existing = table[key] {
-            connection = existing
-            // Port reuse: a SYN on a 4-tuple whose connection has closed starts a new connection.
-            if segment.flags.contains(.syn), !segment.flags.contains(.ack),
-                existing.sawFIN || existing.sawRST || existing.streamsFinished
-            {
-                end(existing, key: key, time: time, evicted: false)
-                connection = open(segment, key: key, time: time, packetIndex: packetIndex)
-            }
+        // Almost every packet belongs to a known connection: the table's reference is used unretained.
+        // Nothing in `process(_:on:)` removes table entries (sweeps come after it), so it stays alive.
+        if let known = table.unretained(key),
+            known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) })
+        {
+            known._withUnsafeGuaranteedRef { process(segment, on: $0, key: key, time: time) }
         } else {
-            connection = open(segment, key: key, time: time, packetIndex: packetIndex)
+            // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
+            if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
+            process(segment, on: open(segment, key: key, time: time, packetIndex: packetIndex), key: key, time: time)
         }
+        sweepIfDue(now: time)
+    }
+
+    /// A SYN on the 4-tuple of a connection that has closed starts a new connection.
+    private static func reusesPort(_ segment: TCPSegment, of existing: TCPConnection) -> Bool {
+        segment.flags.contains(.syn) && !segment.flags.contains(.ack)
+            && (existing.sawFIN || existing.sawRST || existing.streamsFinished)
+    }
+
+    private func process(_ segment: TCPSegment, on connection: TCPConnection, key: FlowKey, time: CaptureTime) {
         let wasFinished = connection.streamsFinished
         connection.process(segment, time: time, limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
         if !wasFinished, connection.streamsFinished {
             closedQueue.append((key, connection.info.id, time))
         }
-        sweepIfDue(now: time)
     }
 
     /// Ends every connection still open: the end of the capture.

@@ -40,10 +40,11 @@ final class TCPConnection {
         let context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes,
             overheadBytes: isControl ? 0 : segment.headerBytes)
-        var stats = direction == .clientToServer ? clientToServer.stats : serverToClient.stats
-        stats.packets += segment.frameCount
-        stats.frameBytes += segment.frameBytes
-        stats.payloadBytes += segment.payloadLength
+        // The direction's counters are updated in place: a local copy of them (30 words) and its write-back
+        // cost more than the rest of the accounting of a segment.
+        self[direction].stats.packets += segment.frameCount
+        self[direction].stats.frameBytes += segment.frameBytes
+        self[direction].stats.payloadBytes += segment.payloadLength
         let headerBytes = segment.headerBytes
 
         // The class of the frame's non-payload bytes.
@@ -70,20 +71,20 @@ final class TCPConnection {
             let next = stream(direction, \.nextOffset)
             if control == .none, segment.payloadLength <= 1, offset == next - 1 {
                 // A keep-alive probe repeats the last byte (or none) to poke the peer (RFC 9293 §3.8.4).
-                stats.ackPackets += segment.frameCount
-                stats.ackBytes += segment.frameBytes
-                stats.retransmittedBytes += segment.payloadLength
+                self[direction].stats.ackPackets += segment.frameCount
+                self[direction].stats.ackBytes += segment.frameBytes
+                self[direction].stats.retransmittedBytes += segment.payloadLength
                 report(.ack, direction: direction, segment: segment, time: time)
             } else {
                 let finishedBefore = streamsFinished
                 let (fresh, uncaptured) = add(segment, direction: direction, offset: offset, context: context,
                                               limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
-                stats.retransmittedBytes += segment.payloadLength - fresh
-                stats.truncatedPayloadBytes += uncaptured
-                if finishedBefore, fresh > 0 { stats.undeliveredPayloadBytes += fresh - uncaptured }
+                self[direction].stats.retransmittedBytes += segment.payloadLength - fresh
+                self[direction].stats.truncatedPayloadBytes += uncaptured
+                if finishedBefore, fresh > 0 { self[direction].stats.undeliveredPayloadBytes += fresh - uncaptured }
                 // A data frame whose new bytes were never handed on carried its headers nowhere.
                 if control == .none, fresh > 0, finishedBefore || fresh == uncaptured {
-                    stats.undeliveredHeaderBytes += headerBytes
+                    self[direction].stats.undeliveredHeaderBytes += headerBytes
                 }
                 // Repeated payload costs wire bytes too: a partly old segment reports its old part, a
                 // control frame its old payload (whole old data frames are reported below).
@@ -94,25 +95,25 @@ final class TCPConnection {
                 }
                 switch control {
                 case .handshake:
-                    stats.handshakePackets += segment.frameCount
-                    stats.handshakeBytes += headerBytes
+                    self[direction].stats.handshakePackets += segment.frameCount
+                    self[direction].stats.handshakeBytes += headerBytes
                 case .teardown:
-                    stats.teardownPackets += segment.frameCount
-                    stats.teardownBytes += headerBytes
+                    self[direction].stats.teardownPackets += segment.frameCount
+                    self[direction].stats.teardownBytes += headerBytes
                 case .none:
                     break
                 }
                 if control != .none {
-                    if fresh > 0 { stats.dataPayloadBytes += segment.payloadLength } else {
-                        stats.retransmissionFrameBytes += segment.payloadLength
+                    if fresh > 0 { self[direction].stats.dataPayloadBytes += segment.payloadLength } else {
+                        self[direction].stats.retransmissionFrameBytes += segment.payloadLength
                     }
                 } else if fresh > 0 {
-                    stats.dataPackets += segment.frameCount
-                    stats.dataHeaderBytes += headerBytes
-                    stats.dataPayloadBytes += segment.payloadLength
+                    self[direction].stats.dataPackets += segment.frameCount
+                    self[direction].stats.dataHeaderBytes += headerBytes
+                    self[direction].stats.dataPayloadBytes += segment.payloadLength
                 } else {
-                    stats.retransmissionPackets += segment.frameCount
-                    stats.retransmissionFrameBytes += segment.frameBytes
+                    self[direction].stats.retransmissionPackets += segment.frameCount
+                    self[direction].stats.retransmissionFrameBytes += segment.frameBytes
                     handler?.packet(TCPPacketEvent(
                         kind: .retransmission, direction: direction, frameBytes: segment.frameBytes,
                         streamOffset: offset, time: time))
@@ -121,35 +122,31 @@ final class TCPConnection {
         } else {
             switch control {
             case .handshake:
-                stats.handshakePackets += segment.frameCount
-                stats.handshakeBytes += segment.frameBytes
+                self[direction].stats.handshakePackets += segment.frameCount
+                self[direction].stats.handshakeBytes += segment.frameBytes
             case .teardown:
-                stats.teardownPackets += segment.frameCount
-                stats.teardownBytes += segment.frameBytes
+                self[direction].stats.teardownPackets += segment.frameCount
+                self[direction].stats.teardownBytes += segment.frameBytes
             case .none:
                 let other = direction.opposite
                 if flags.contains(.ack), direction == .clientToServer, !handshakeCompleted, let serverISN,
                     segment.acknowledgmentNumber == serverISN &+ 1
                 {
                     handshakeCompleted = true
-                    stats.handshakePackets += segment.frameCount
-                    stats.handshakeBytes += segment.frameBytes
+                    self[direction].stats.handshakePackets += segment.frameCount
+                    self[direction].stats.handshakeBytes += segment.frameBytes
                 } else if flags.contains(.ack), let fin = stream(other, \.finOffset), stream(other, \.started),
                     streamOffset(of: segment.acknowledgmentNumber, other) > fin
                 {
-                    stats.teardownPackets += segment.frameCount
-                    stats.teardownBytes += segment.frameBytes
+                    self[direction].stats.teardownPackets += segment.frameCount
+                    self[direction].stats.teardownBytes += segment.frameBytes
                 } else {
-                    stats.ackPackets += segment.frameCount
-                    stats.ackBytes += segment.frameBytes
+                    self[direction].stats.ackPackets += segment.frameCount
+                    self[direction].stats.ackBytes += segment.frameBytes
                     report(.ack, direction: direction, segment: segment, time: time)
                 }
             }
         }
-        // `add` delivered or skipped bytes meanwhile: those two counters are its, not the local copy's.
-        stats.deliveredBytes = stream(direction, \.stats.deliveredBytes)
-        stats.missingBytes = stream(direction, \.stats.missingBytes)
-        self[direction].stats = stats
 
         if flags.contains(.fin) {
             sawFIN = true
@@ -184,11 +181,11 @@ final class TCPConnection {
 
     /// Tells the handler about a pure ACK, with the position it acknowledges in the other direction.
     private func report(_ kind: TCPPacketEvent.Kind, direction: Direction, segment: TCPSegment, time: CaptureTime) {
-        guard let handler else { return }
+        guard handler != nil else { return }
         let other = direction.opposite
         let acknowledged = stream(other, \.started) && segment.flags.contains(.ack)
             ? streamOffset(of: segment.acknowledgmentNumber, other) : 0
-        handler.packet(TCPPacketEvent(
+        handler?.packet(TCPPacketEvent(
             kind: kind, direction: direction, frameBytes: segment.frameBytes, streamOffset: acknowledged, time: time))
     }
 

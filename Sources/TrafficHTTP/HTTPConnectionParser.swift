@@ -140,7 +140,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
                 headCompleted(direction)
             case .message:
                 parser.headerShare += share(upTo: offset)
-                messageCompleted(parser.takeRecord(), direction)
+                messageCompleted(direction)
             }
         }
     }
@@ -177,7 +177,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
                 exchange.isHTTP09 ? .none : .forRequest(
                     contentLength: requests.fields.contentLengthList,
                     transferEncoding: requests.fields.transferEncodingList, record: &requests.record)
-            if requests.beginBody(framing) { messageCompleted(requests.takeRecord(), .clientToServer) }
+            if requests.beginBody(framing) { messageCompleted(.clientToServer) }
             return
         }
         let status = responses.record.status ?? 200
@@ -190,7 +190,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
         if switching { responses.record.flag(status == 101 ? "upgrade" : "tunnel") }
         if status >= 200 || status == 101 { exchange?.switchDecided = true }
-        if responses.beginBody(framing) { messageCompleted(responses.takeRecord(), .serverToClient) }
+        if responses.beginBody(framing) { messageCompleted(.serverToClient) }
         if switching {
             responses.switchToTunnel()
             requests.switchToTunnel()
@@ -199,45 +199,46 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         }
     }
 
-    private func messageCompleted(_ record: consuming HTTPMessageRecord, _ direction: Direction) {
-        var record = record
-        record.segmentHeaderBytes += parser(direction).headerShare
-        parser(direction).headerShare = 0
+    /// The message in `direction`'s parser is complete: its record is emitted from where it is (passed
+    /// `inout`, so not copied), or, for a request whose response has not started, moved into its exchange.
+    private func messageCompleted(_ direction: Direction) {
+        let parser = direction == .clientToServer ? requests : responses
+        parser.record.segmentHeaderBytes += parser.headerShare
+        parser.headerShare = 0
         guard direction == .clientToServer else {
-            emitRecord(record)
+            emitRecord(&responses.record)
+            responses.recordIsFresh = false
             return
         }
         guard let exchange = currentRequest else {
-            preconditionFailure("request completed without an exchange (index \(record.index))")
+            preconditionFailure("request completed without an exchange (index \(requests.record.index))")
         }
         currentRequest = nil
         if exchange.paired || exchange.unpairable {
-            record.paired = exchange.paired
-            emitRecord(record)
+            requests.record.paired = exchange.paired
+            emitRecord(&requests.record)
+            requests.recordIsFresh = false
         } else {
-            exchange.heldRecord = record
+            exchange.heldRecord = requests.takeRecord()
         }
         if exchange.wantsSwitch, !exchange.switchDecided { requests.awaitSwitch() }
     }
 
     /// A message ended by a gap or the end of the stream, possibly before its head was complete.
     private func ended(_ record: consuming HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
-        var record = record
+        // Back into its parser, where identity is given and records are emitted (a rare path: one copy).
+        let parser = direction == .clientToServer ? requests : responses
+        parser.record = record
+        parser.recordIsFresh = false
         if needsIdentity {
+            // The parser's record is what was parsed; identity comes from its fields so far.
             if direction == .clientToServer {
-                // The parser's record is what was parsed; identity comes from its fields so far.
-                requests.record = record
-                requests.recordIsFresh = false
                 _ = openExchange()
-                record = requests.record
             } else {
-                responses.record = record
-                responses.recordIsFresh = false
-                _ = pairResponse(final: (record.status ?? 200) >= 200 || record.status == 101)
-                record = responses.record
+                _ = pairResponse(final: (parser.record.status ?? 200) >= 200 || parser.record.status == 101)
             }
         }
-        messageCompleted(record, direction)
+        messageCompleted(direction)
     }
 
     /// Gives the request being parsed its index, host, path and query, and queues it for a response.
@@ -301,10 +302,12 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     private func releaseHeldRequest(_ exchange: HTTPExchange) {
         guard var held = exchange.heldRecord.take() else { return }
         held.paired = exchange.paired
-        emitRecord(held)
+        emitRecord(&held)
+        requests.recycle(held)
     }
 
-    private func emitRecord(_ record: HTTPMessageRecord) {
+    /// `inout` only so that a record stored in a parser is passed on without a copy of it.
+    private func emitRecord(_ record: inout HTTPMessageRecord) {
         parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += record.transferBytes
         emit(record)
     }

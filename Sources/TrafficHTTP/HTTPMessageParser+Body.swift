@@ -14,7 +14,7 @@ extension HTTPMessageParser {
     // MARK: Body
 
     /// Sets up the body of the message whose head was just delivered. Returns true when it has no body:
-    /// the message is complete (`takeRecord`).
+    /// the message is complete (its record is `record`).
     func beginBody(_ framing: HTTPBodyFraming) -> Bool {
         precondition(inMessage && !headDelivered, "beginBody outside a head: state \(state)")
         headDelivered = true
@@ -37,7 +37,7 @@ extension HTTPMessageParser {
         return false
     }
 
-    /// Consumes body bytes; returns true when the body ended (the message is complete: `takeRecord`).
+    /// Consumes body bytes; returns true when the body ended (the message is complete, in `record`).
     func bodyStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
         switch state {
         case .fixedBody:
@@ -106,13 +106,24 @@ extension HTTPMessageParser {
         return takeRecord()
     }
 
-    /// The completed message's record, handed over, not copied (no retain of every string); the next
-    /// message starts from the template anyway.
+    /// The completed message's record, handed over, not copied (no retain of every string): a recycled
+    /// record takes its place (restarted when the next message begins), else a copy of the template.
     func takeRecord() -> HTTPMessageRecord {
-        var done = template
+        var done: HTTPMessageRecord
+        if let recycled = spare.take() {
+            done = recycled
+            recordIsFresh = false
+        } else {
+            done = template
+            recordIsFresh = true
+        }
         swap(&done, &record)
-        recordIsFresh = true
         return done
+    }
+
+    /// Takes back a record that `takeRecord` handed out and that is no longer needed.
+    func recycle(_ record: consuming HTTPMessageRecord) {
+        if spare == nil { spare = record }
     }
 
     /// Ends the current message in place; the direction goes back to a message boundary.

@@ -33,8 +33,8 @@ final class HTTPMessageParser {
         case needMore
         /// The head of the current message is complete: call `beginBody`.
         case head
-        /// The current message is complete: take it with `takeRecord` (an event carrying the record
-        /// would copy it on every `parse` return, hundreds of bytes per segment).
+        /// The current message is complete: its record is `record`, until the next message starts (an
+        /// event carrying the record would copy it on every `parse` return, hundreds of bytes per segment).
         case message
     }
 
@@ -65,9 +65,11 @@ final class HTTPMessageParser {
 
     // The message being parsed.
     var record: HTTPMessageRecord
-    /// `record` is an untouched copy of the template (`takeRecord` left one): the next message need not
-    /// copy the template again. Whoever writes `record` outside a message must clear it.
+    /// `record` equals the template (`takeRecord` left one): the next message need not restart it.
+    /// Whoever writes `record` outside a message, or leaves a finished message in it, must clear it.
     var recordIsFresh = true
+    /// A record handed back after use (`recycle`): `takeRecord` swaps it in instead of copying the template.
+    var spare: HTTPMessageRecord?
     private(set) var fields = HTTPHeadFields()
     var inMessage = false
     /// Whether `.head` was returned for the current message (the caller has given it an identity).
@@ -216,12 +218,12 @@ final class HTTPMessageParser {
     }
 
     private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
-        if !recordIsFresh { record = template }
+        if !recordIsFresh { record.restart(from: template) }
         recordIsFresh = false
         record.time = lineTime
         record.streamOffset = lineStart
         record.lineBytes = lineBytes
-        fields = HTTPHeadFields()
+        fields.clear()
         inMessage = true
         headDelivered = false
         sawHTTP = true
@@ -246,13 +248,13 @@ final class HTTPMessageParser {
 
     /// Starts the raw response to an HTTP/0.9 request: no head, everything until close is body.
     func beginRawResponse(time: CaptureTime, position: Int) {
-        if !recordIsFresh { record = template }
+        if !recordIsFresh { record.restart(from: template) }
         recordIsFresh = false
         record.time = time
         record.streamOffset = position
         record.version = HTTPStartLine.http09
         record.flag("http09")
-        fields = HTTPHeadFields()
+        fields.clear()
         inMessage = true
         headDelivered = true
         sawHTTP = true

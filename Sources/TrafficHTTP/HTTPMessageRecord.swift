@@ -120,6 +120,49 @@ public struct HTTPMessageRecord: Sendable {
     /// Anomalies in snake_case, e.g. `malformed_length`, `decode_error`, `upgrade`, `tunnel`, `http09`, `truncated`.
     public var flags: [String] = []
 
+    /// Makes this record `template` again in place, except for the identity that every record of one
+    /// parser shares (`connection`, `kind`, `client`, `server`): those are left as they are. Assigning
+    /// the template copies the whole record (a retain per string) and destroys the old one (a release per
+    /// string) for every message. A template's optional strings are nil (a parser's template carries only
+    /// identity, host and path): here they are cleared where set, without copying the template's (an
+    /// optional string is copied through its type's value witness, ~90 instructions). Every stored
+    /// property is listed; a test compares each one with the template's.
+    mutating func restart(from template: HTTPMessageRecord) {
+        assert(
+            template.method == nil && template.version == nil && template.query == nil && template.contentType == nil
+                && template.contentEncoding == nil && template.transferEncoding == nil,
+            "a record template without optional strings")
+        index = template.index
+        time = template.time
+        if method != nil { method = nil }
+        status = template.status
+        if version != nil { version = nil }
+        host = template.host
+        path = template.path
+        if query != nil { query = nil }
+        lineBytes = template.lineBytes
+        headerBytes = template.headerBytes
+        cookieBytes = template.cookieBytes
+        bodyBytes = template.bodyBytes
+        encodedBodyBytes = template.encodedBodyBytes
+        decodedBodyBytes = template.decodedBodyBytes
+        missingBytes = template.missingBytes
+        if tlsStorage != nil || template.tlsStorage != nil { tlsStorage = template.tlsStorage }
+        handshakeBytes = template.handshakeBytes
+        teardownBytes = template.teardownBytes
+        packetOverheadBytes = template.packetOverheadBytes
+        retransmittedBytes = template.retransmittedBytes
+        tunnelBytes = template.tunnelBytes
+        streamOffset = template.streamOffset
+        segmentHeaderBytes = template.segmentHeaderBytes
+        if contentType != nil { contentType = nil }
+        if contentEncoding != nil { contentEncoding = nil }
+        if transferEncoding != nil { transferEncoding = nil }
+        complete = template.complete
+        paired = template.paired
+        if !flags.isEmpty || !template.flags.isEmpty { flags = template.flags }
+    }
+
     public init(
         connection: Int, index: Int, kind: Kind, time: CaptureTime, client: String, server: String,
         host: String, path: String

@@ -1,3 +1,4 @@
+import TrafficCapture
 import TrafficTestSupport
 import Testing
 import TrafficReassembly
@@ -101,6 +102,81 @@ struct HTTPUnitTests {
         #expect(whole.done)
         let drip = run((0..<bytes.count).map { $0..<($0 + 1) })
         #expect(drip.data == whole.data && drip.done)
+    }
+}
+
+/// `restart(from:)` resets a parser's record in place instead of assigning the template: every stored
+/// property but the shared identity must come back to the template's value. A property added to the record
+/// and forgotten in `restart` makes the first expectation fail (it is not made different below).
+@Test func restartingARecordResetsEveryStoredProperty() {
+    var template = HTTPMessageRecord(
+        connection: 7, index: 0, kind: .response, time: CaptureTime(seconds: 1, nanoseconds: 2),
+        client: "198.18.5.85:33839", server: "198.19.0.10:80", host: "198.19.0.10", path: "")
+    template.decodedBodyBytes = 0
+    var used = template
+    used.index = 9
+    used.time = CaptureTime(seconds: 5, nanoseconds: 6)
+    used.method = "POST"
+    used.status = 201
+    used.version = "HTTP/1.1"
+    used.host = "api.example.com.with.a.long.name"
+    used.path = "/api/v1/orders/32851/with/a/long/path"
+    used.query = "a=1&b=2&c=3&d=4&e=5"
+    used.lineBytes = 1
+    used.headerBytes = 2
+    used.cookieBytes = 3
+    used.bodyBytes = 4
+    used.encodedBodyBytes = 5
+    used.decodedBodyBytes = nil
+    used.missingBytes = 6
+    used.tls = HTTPMessageRecord.TLSBytes(direction: "client_to_server")
+    used.handshakeBytes = 7
+    used.teardownBytes = 8
+    used.packetOverheadBytes = 9
+    used.retransmittedBytes = 10
+    used.tunnelBytes = 11
+    used.streamOffset = 12
+    used.segmentHeaderBytes = 13
+    used.contentType = "application/json; charset=utf-8"
+    used.contentEncoding = "gzip"
+    used.transferEncoding = "chunked"
+    used.complete = false
+    used.paired = true
+    used.flags = ["gap", "truncated"]
+    let identity: Set<String> = ["connection", "kind", "client", "server"]
+    func fields(_ record: HTTPMessageRecord) -> [(String, String)] {
+        Mirror(reflecting: record).children.map { ($0.label ?? "?", String(reflecting: $0.value)) }
+    }
+    for ((label, before), (_, original)) in zip(fields(used), fields(template)) where !identity.contains(label) {
+        #expect(before != original, "the test leaves \(label) as in the template: set it above")
+    }
+    used.restart(from: template)
+    for ((label, after), (_, original)) in zip(fields(used), fields(template)) {
+        #expect(after == original, "\(label) after restart")
+    }
+    #expect(fields(used).count == fields(template).count)
+}
+
+/// `HTTPHeadFields.clear()` empties the fields in place: the result equals a new value, property by property.
+@Test func clearingHeadFieldsEqualsNewFields() {
+    var fields = HTTPHeadFields()
+    fields.store(.host, value: "api.example.com")
+    fields.store(.contentType, value: "application/json; charset=utf-8")
+    fields.store(.contentEncoding, value: "gzip")
+    fields.store(.transferEncoding, value: "chunked")
+    fields.store(.contentLength, value: "12")
+    fields.store(.upgrade, value: "websocket")
+    fields.target = "/api/v1/orders/32851?with=a&long=query"
+    fields.fieldCount = 7
+    func values(_ f: HTTPHeadFields) -> [(String, String)] {
+        Mirror(reflecting: f).children.map { ($0.label ?? "?", String(reflecting: $0.value)) }
+    }
+    for ((label, set), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
+        #expect(set != empty, "the test leaves \(label) empty: set it above")
+    }
+    fields.clear()
+    for ((label, after), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
+        #expect(after == empty, "\(label) after clear")
     }
 }
 

@@ -40,11 +40,13 @@ final class TCPConnection {
         let context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes,
             overheadBytes: isControl ? 0 : segment.headerBytes)
-        // The direction's counters are updated in place: a local copy of them (30 words) and its write-back
-        // cost more than the rest of the accounting of a segment.
-        self[direction].stats.packets += segment.frameCount
-        self[direction].stats.frameBytes += segment.frameBytes
-        self[direction].stats.payloadBytes += segment.payloadLength
+        // The direction's counters are updated in place (`tally`): a local copy of them (30 words) and its
+        // write-back cost more than the rest of the accounting of a segment.
+        tally(direction) {
+            $0.packets += segment.frameCount
+            $0.frameBytes += segment.frameBytes
+            $0.payloadBytes += segment.payloadLength
+        }
         let headerBytes = segment.headerBytes
 
         // The class of the frame's non-payload bytes.
@@ -71,20 +73,24 @@ final class TCPConnection {
             let next = stream(direction, \.nextOffset)
             if control == .none, segment.payloadLength <= 1, offset == next - 1 {
                 // A keep-alive probe repeats the last byte (or none) to poke the peer (RFC 9293 §3.8.4).
-                self[direction].stats.ackPackets += segment.frameCount
-                self[direction].stats.ackBytes += segment.frameBytes
-                self[direction].stats.retransmittedBytes += segment.payloadLength
+                tally(direction) {
+                    $0.ackPackets += segment.frameCount
+                    $0.ackBytes += segment.frameBytes
+                    $0.retransmittedBytes += segment.payloadLength
+                }
                 report(.ack, direction: direction, segment: segment, time: time)
             } else {
                 let finishedBefore = streamsFinished
                 let (fresh, uncaptured) = add(segment, direction: direction, offset: offset, context: context,
                                               limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
-                self[direction].stats.retransmittedBytes += segment.payloadLength - fresh
-                self[direction].stats.truncatedPayloadBytes += uncaptured
-                if finishedBefore, fresh > 0 { self[direction].stats.undeliveredPayloadBytes += fresh - uncaptured }
+                tally(direction) {
+                    $0.retransmittedBytes += segment.payloadLength - fresh
+                    $0.truncatedPayloadBytes += uncaptured
+                }
+                if finishedBefore, fresh > 0 { tally(direction) { $0.undeliveredPayloadBytes += fresh - uncaptured } }
                 // A data frame whose new bytes were never handed on carried its headers nowhere.
                 if control == .none, fresh > 0, finishedBefore || fresh == uncaptured {
-                    self[direction].stats.undeliveredHeaderBytes += headerBytes
+                    tally(direction) { $0.undeliveredHeaderBytes += headerBytes }
                 }
                 // Repeated payload costs wire bytes too: a partly old segment reports its old part, a
                 // control frame its old payload (whole old data frames are reported below).
@@ -95,25 +101,27 @@ final class TCPConnection {
                 }
                 switch control {
                 case .handshake:
-                    self[direction].stats.handshakePackets += segment.frameCount
-                    self[direction].stats.handshakeBytes += headerBytes
+                    tally(direction) { $0.handshakePackets += segment.frameCount; $0.handshakeBytes += headerBytes }
                 case .teardown:
-                    self[direction].stats.teardownPackets += segment.frameCount
-                    self[direction].stats.teardownBytes += headerBytes
+                    tally(direction) { $0.teardownPackets += segment.frameCount; $0.teardownBytes += headerBytes }
                 case .none:
                     break
                 }
                 if control != .none {
-                    if fresh > 0 { self[direction].stats.dataPayloadBytes += segment.payloadLength } else {
-                        self[direction].stats.retransmissionFrameBytes += segment.payloadLength
+                    if fresh > 0 { tally(direction) { $0.dataPayloadBytes += segment.payloadLength } } else {
+                        tally(direction) { $0.retransmissionFrameBytes += segment.payloadLength }
                     }
                 } else if fresh > 0 {
-                    self[direction].stats.dataPackets += segment.frameCount
-                    self[direction].stats.dataHeaderBytes += headerBytes
-                    self[direction].stats.dataPayloadBytes += segment.payloadLength
+                    tally(direction) {
+                        $0.dataPackets += segment.frameCount
+                        $0.dataHeaderBytes += headerBytes
+                        $0.dataPayloadBytes += segment.payloadLength
+                    }
                 } else {
-                    self[direction].stats.retransmissionPackets += segment.frameCount
-                    self[direction].stats.retransmissionFrameBytes += segment.frameBytes
+                    tally(direction) {
+                        $0.retransmissionPackets += segment.frameCount
+                        $0.retransmissionFrameBytes += segment.frameBytes
+                    }
                     handler?.packet(TCPPacketEvent(
                         kind: .retransmission, direction: direction, frameBytes: segment.frameBytes,
                         streamOffset: offset, time: time))
@@ -122,27 +130,31 @@ final class TCPConnection {
         } else {
             switch control {
             case .handshake:
-                self[direction].stats.handshakePackets += segment.frameCount
-                self[direction].stats.handshakeBytes += segment.frameBytes
+                tally(direction) {
+                    $0.handshakePackets += segment.frameCount
+                    $0.handshakeBytes += segment.frameBytes
+                }
             case .teardown:
-                self[direction].stats.teardownPackets += segment.frameCount
-                self[direction].stats.teardownBytes += segment.frameBytes
+                tally(direction) { $0.teardownPackets += segment.frameCount; $0.teardownBytes += segment.frameBytes }
             case .none:
                 let other = direction.opposite
                 if flags.contains(.ack), direction == .clientToServer, !handshakeCompleted, let serverISN,
                     segment.acknowledgmentNumber == serverISN &+ 1
                 {
                     handshakeCompleted = true
-                    self[direction].stats.handshakePackets += segment.frameCount
-                    self[direction].stats.handshakeBytes += segment.frameBytes
+                    tally(direction) {
+                        $0.handshakePackets += segment.frameCount
+                        $0.handshakeBytes += segment.frameBytes
+                    }
                 } else if flags.contains(.ack), let fin = stream(other, \.finOffset), stream(other, \.started),
                     streamOffset(of: segment.acknowledgmentNumber, other) > fin
                 {
-                    self[direction].stats.teardownPackets += segment.frameCount
-                    self[direction].stats.teardownBytes += segment.frameBytes
+                    tally(direction) {
+                        $0.teardownPackets += segment.frameCount
+                        $0.teardownBytes += segment.frameBytes
+                    }
                 } else {
-                    self[direction].stats.ackPackets += segment.frameCount
-                    self[direction].stats.ackBytes += segment.frameBytes
+                    tally(direction) { $0.ackPackets += segment.frameCount; $0.ackBytes += segment.frameBytes }
                     report(.ack, direction: direction, segment: segment, time: time)
                 }
             }
@@ -255,7 +267,7 @@ final class TCPConnection {
 
     private func deliver(_ bytes: UnsafeRawBufferPointer, direction: Direction, context: TCPSegmentContext) {
         self[direction].nextOffset += Int64(bytes.count)
-        self[direction].stats.deliveredBytes += bytes.count
+        tally(direction) { $0.deliveredBytes += bytes.count }
         handler?.receive(bytes, direction: direction, segment: context)
     }
 
@@ -263,7 +275,7 @@ final class TCPConnection {
         let count = offset - self[direction].nextOffset
         guard count > 0 else { return }
         self[direction].nextOffset = offset
-        self[direction].stats.missingBytes += Int(count)
+        tally(direction) { $0.missingBytes += Int(count) }
         handler?.skip(Int(count), direction: direction, time: time)
     }
 
@@ -317,6 +329,13 @@ final class TCPConnection {
         summary.sawRST = sawRST
         summary.evicted = evicted
         return summary
+    }
+
+    /// Updates one direction's counters in place. Through the subscript's `_modify` each update was a
+    /// coroutine call (not inlined), more than the update itself.
+    @inline(__always)
+    private func tally(_ direction: Direction, _ update: (inout TCPDirectionStats) -> Void) {
+        if direction == .clientToServer { update(&clientToServer.stats) } else { update(&serverToClient.stats) }
     }
 
     // Field reads of one direction's state without the subscript's getter, which copies the whole state

@@ -52,6 +52,10 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// The host of messages without `Host`: the server address, with its port unless 80.
     private let defaultHost: String
     private var pending = HTTPPendingQueue()
+    /// Records of complete requests whose exchange `isHolding`, oldest first. Exchanges are released in the
+    /// order of `pending` (responses answer in order; abandoning and finishing drain it in order) and
+    /// requests complete in that order too, so the oldest held record is the released exchange's.
+    private var heldRecords = HeldRequestRecords()
     /// The exchange of the request currently being parsed (set once its head is complete).
     private var currentRequest: HTTPExchange?
     private var nextIndex = 1
@@ -219,7 +223,8 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             emitRecord(&requests.record)
             requests.recordIsFresh = false
         } else {
-            exchange.heldRecord = requests.takeRecord()
+            exchange.isHolding = true
+            heldRecords.hold(from: requests)
         }
         if exchange.wantsSwitch, !exchange.switchDecided { requests.awaitSwitch() }
     }
@@ -300,10 +305,13 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     private func releaseHeldRequest(_ exchange: HTTPExchange) {
-        guard var held = exchange.heldRecord.take() else { return }
-        held.paired = exchange.paired
-        emitRecord(&held)
-        requests.recycle(held)
+        guard exchange.isHolding else { return }
+        exchange.isHolding = false
+        heldRecords.releaseOldest { held in
+            assert(held.index == exchange.index, "held requests are released in order")
+            held.paired = exchange.paired
+            emitRecord(&held)
+        }
     }
 
     /// `inout` only so that a record stored in a parser is passed on without a copy of it.

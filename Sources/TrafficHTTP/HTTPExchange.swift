@@ -1,5 +1,6 @@
-/// A request waiting for its response: what the response needs from it (framing, identity) and the
-/// request's own record, held until it is known whether a response came (then `paired` is final).
+/// A request waiting for its response: what the response needs from it (framing, identity), and whether
+/// its record is held (in the parser's FIFO) until it is known whether a response came (then `paired` is
+/// final).
 final class HTTPExchange {
     let index: Int
     let method: String?
@@ -15,8 +16,8 @@ final class HTTPExchange {
     var unpairable = false
     /// The response said whether the protocol switches (a final or 101 response arrived).
     var switchDecided = false
-    /// The finished request record, held while `paired` is not known yet.
-    var heldRecord: HTTPMessageRecord?
+    /// The finished request's record is held (by the connection parser) while `paired` is not known yet.
+    var isHolding = false
 
     init(index: Int, method: String?, host: String, path: String, query: String?, isHTTP09: Bool, wantsSwitch: Bool) {
         self.index = index
@@ -61,5 +62,46 @@ struct HTTPPendingQueue {
         entries.removeAll()
         head = 0
         return rest
+    }
+}
+
+/// Records of complete requests whose exchange `isHolding`, oldest first, in slots that are reused: a record
+/// moves in by swapping places with the request parser's record (which is restarted for the next request),
+/// and is emitted where it is. An optional record per exchange cost ~250 instructions a request in generic
+/// value witnesses, and removing array elements copies them.
+struct HeldRequestRecords {
+    private var slots: [HTTPMessageRecord] = []
+    /// `slots[head..<end]` are held; the others are used records waiting to be swapped out again.
+    private var head = 0
+    private var end = 0
+    /// Slots allocated (held or reusable).
+    var slotCount: Int { slots.count }
+
+    /// Moves the parser's completed record in.
+    mutating func hold(from parser: HTTPMessageParser) {
+        if end == slots.count, head > 0 {
+            // Pipelining that never drains: move the held records down so that the slots stay bounded.
+            for i in 0..<(end - head) { slots.swapAt(i, head + i) }
+            end -= head
+            head = 0
+        }
+        if end < slots.count {
+            swap(&slots[end], &parser.record)
+            parser.recordIsFresh = false
+        } else {
+            slots.append(parser.takeRecord())
+        }
+        end += 1
+    }
+
+    /// Calls `body` with the oldest held record, which is then no longer held.
+    mutating func releaseOldest(_ body: (inout HTTPMessageRecord) -> Void) {
+        guard head < end else { return }
+        body(&slots[head])
+        head += 1
+        if head == end {
+            head = 0
+            end = 0
+        }
     }
 }

@@ -106,24 +106,13 @@ extension HTTPMessageParser {
         return takeRecord()
     }
 
-    /// The completed message's record, handed over, not copied (no retain of every string): a recycled
-    /// record takes its place (restarted when the next message begins), else a copy of the template.
+    /// The completed message's record, handed over, not copied (no retain of every string); the next
+    /// message starts from the template anyway.
     func takeRecord() -> HTTPMessageRecord {
-        var done: HTTPMessageRecord
-        if let recycled = spare.take() {
-            done = recycled
-            recordIsFresh = false
-        } else {
-            done = template
-            recordIsFresh = true
-        }
+        var done = template
         swap(&done, &record)
+        recordIsFresh = true
         return done
-    }
-
-    /// Takes back a record that `takeRecord` handed out and that is no longer needed.
-    func recycle(_ record: consuming HTTPMessageRecord) {
-        if spare == nil { spare = record }
     }
 
     /// Ends the current message in place; the direction goes back to a message boundary.

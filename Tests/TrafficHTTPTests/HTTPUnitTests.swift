@@ -1,4 +1,5 @@
 import TrafficCapture
+import TrafficCodecs
 import TrafficTestSupport
 import Testing
 import TrafficReassembly
@@ -178,6 +179,45 @@ struct HTTPUnitTests {
     for ((label, after), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
         #expect(after == empty, "\(label) after clear")
     }
+}
+
+/// Held request records come back oldest first, and pipelining that never drains the queue (one or two
+/// requests always held) reuses a bounded number of slots.
+@Test func heldRequestRecordsAreFIFOInBoundedSlots() {
+    let template = HTTPMessageRecord(
+        connection: 1, index: 0, kind: .request, time: .zero, client: "198.18.5.85:33839",
+        server: "198.19.0.10:80", host: "198.19.0.10", path: "")
+    let parser = HTTPMessageParser(isRequest: true, template: template, limits: HTTPLimits(), scratch: DecodingScratch())
+    var held = HeldRequestRecords()
+    var next = 1, expected = 1
+    func hold() {
+        parser.record.restart(from: template)
+        parser.record.index = next
+        parser.record.path = "/api/v1/orders/\(next)/with/a/long/path"
+        held.hold(from: parser)
+        next += 1
+    }
+    func release() {
+        var seen: (Int, String)?
+        held.releaseOldest { seen = ($0.index, $0.path) }
+        #expect(seen?.0 == expected && seen?.1 == "/api/v1/orders/\(expected)/with/a/long/path")
+        expected += 1
+    }
+    hold()
+    hold()
+    for _ in 0..<1000 {
+        hold()
+        release()
+    }
+    #expect(held.slotCount <= 4)
+    release()
+    release()
+    var none = true
+    held.releaseOldest { _ in none = false }
+    #expect(none)
+    for _ in 0..<5 { hold() }
+    for _ in 0..<5 { release() }
+    #expect(expected == next)
 }
 
 /// Random and mutated input: nothing traps, and the accounting invariant holds.

@@ -49,8 +49,13 @@ struct HTTPPendingQueue {
     mutating func removeFirst() {
         guard head < entries.count else { return }
         head += 1
-        // Amortised O(1): drop consumed entries once they are the larger part.
-        if head >= 32, head * 2 >= entries.count {
+        if head == entries.count {
+            // Empty (the usual state between exchanges): start over in the same storage, which then never
+            // grows past the deepest pipeline instead of reallocating as consumed entries pile up.
+            entries.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 32, head * 2 >= entries.count {
+            // Amortised O(1): drop consumed entries once they are the larger part.
             entries.removeFirst(head)
             head = 0
         }

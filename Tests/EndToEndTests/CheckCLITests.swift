@@ -8,7 +8,7 @@ import FoundationXML
 /// samples/check-base.pcap with GET /api/items grown from 2000 to 3000 body bytes (+1000 B: response
 /// bytes 2134 → 3134, +46.9%; decoded body +50.0%), a new /api/recommendations, and 5 polls of
 /// /api/status instead of 3 (see samples/make-check-samples.sh).
-@Suite struct CheckCLITests {
+@Suite final class CheckCLITests {
     static let base = "samples/check-base.pcap"
     static let larger = "samples/check-larger.pcap"
 
@@ -18,6 +18,9 @@ import FoundationXML
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
+
+    /// Each test's directory goes with it (a suite instance per test).
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 

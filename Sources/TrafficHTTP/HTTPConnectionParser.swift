@@ -204,7 +204,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     /// The message in `direction`'s parser is complete: its record is emitted from where it is (passed
-    /// `inout`, so not copied), or, for a request whose response has not started, moved into its exchange.
+    /// `inout`, so not copied), or, for a request whose response has not started, swapped into `heldRecords`.
     private func messageCompleted(_ direction: Direction) {
         let parser = direction == .clientToServer ? requests : responses
         parser.record.segmentHeaderBytes += parser.headerShare

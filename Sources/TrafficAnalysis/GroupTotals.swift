@@ -93,6 +93,15 @@ public struct SideTotals: Sendable, Equatable {
         retransmittedBytes &+= other.retransmittedBytes
     }
 
+    /// Connection overhead found for a record after the record itself was counted.
+    mutating func add(_ overhead: RecordOverhead) {
+        tunnelBytes &+= overhead.tunnelBytes
+        handshakeBytes &+= overhead.handshakeBytes
+        teardownBytes &+= overhead.teardownBytes
+        packetOverheadBytes &+= overhead.packetOverheadBytes
+        retransmittedBytes &+= overhead.retransmittedBytes
+    }
+
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.
     public var compressionSavingBytes: Int { uncompressedBodyBytes - compressedBodyBytes }
 }
@@ -125,6 +134,11 @@ public struct GroupTotals: Sendable, Equatable {
         if !record.complete { incomplete += 1 }
     }
 
+    /// Overhead of a request or response counted earlier (`add(_:)` of its record).
+    mutating func add(_ overhead: RecordOverhead, kind: HTTPMessageRecord.Kind) {
+        if kind == .request { request.add(overhead) } else { response.add(overhead) }
+    }
+
     mutating func add(_ other: GroupTotals) {
         requests += other.requests
         responses += other.responses
@@ -138,4 +152,23 @@ public struct GroupTotals: Sendable, Equatable {
 public struct ReportGroup: Sendable {
     public var keys: [String]
     public var totals: GroupTotals
+}
+
+/// The connection overhead of one record (`--overhead`, and bytes after a protocol switch): known only when
+/// its connection ends, while the record was counted when it was complete.
+struct RecordOverhead {
+    var tunnelBytes = 0
+    var handshakeBytes = 0
+    var teardownBytes = 0
+    var packetOverheadBytes = 0
+    var retransmittedBytes = 0
+
+    /// Adds these bytes to the record's own fields.
+    func apply(to record: inout HTTPMessageRecord) {
+        record.tunnelBytes += tunnelBytes
+        record.handshakeBytes += handshakeBytes
+        record.teardownBytes += teardownBytes
+        record.packetOverheadBytes += packetOverheadBytes
+        record.retransmittedBytes += retransmittedBytes
+    }
 }

@@ -6,10 +6,12 @@ import TrafficReassembly
 /// Sits between the reassembler and the HTTP parser of one connection: forwards the streams, joins
 /// exchanges, attributes connection overhead, and hands records and frame accounting to the report.
 ///
-/// Records go to the report as soon as they are joined, except while they can still gain bytes: with
-/// `--overhead` every record of the connection is held until the reassembler lets go of it (pure ACKs
-/// and teardown frames come after the messages they belong to), so memory follows the records of open
-/// connections; and after a protocol switch, until the tunnel's byte counts are final.
+/// Records go to the report as soon as they are joined. What they can still gain is known only later:
+/// with `--overhead`, the connection's pure ACKs and teardown frames come after the messages they belong
+/// to, so the overhead of every record is attributed when the reassembler lets go of the connection and
+/// added to the groups then (a few words per record are kept, not the record); after a protocol switch,
+/// the tunnel's bytes when the streams end. Records that are listed (`--messages`) must be final when
+/// they are counted: those are held whole until then.
 final class HTTPConnectionTap: TCPStreamHandler {
     /// Owned by the tap (retained once here, released at `finish` or in `deinit`) and called unretained: a
     /// call through an optional `var` retains and releases the parser around it, an atomic pair per segment.
@@ -18,7 +20,12 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private let builder: ReportBuilder
     private let capture: Int
     private let overhead: OverheadOptions
+    /// Whole records waiting to be counted (`holdsWholeRecords`), in the order of `attributions`.
     private var held: [HTTPMessageRecord] = []
+    /// Every record taken while `holding` (32 bytes each: long keep-alive connections take many).
+    private var attributions: [Attribution] = []
+    /// The overhead found for each of `attributions`, made when the connection's overhead is attributed.
+    private var overheads: [RecordOverhead] = []
     private var switched = false
     /// Only with `--overhead`: spans of the connection's messages for attributing ACKs and retransmissions.
     private var ledger: OverheadLedger?
@@ -52,7 +59,32 @@ final class HTTPConnectionTap: TCPStreamHandler {
     deinit { parser?.release() }
 
     private var holding: Bool { !overhead.isEmpty || switched }
+    /// Held records are counted only when final: listed records, and tunnels without `--overhead` (whose
+    /// bytes are known at finish, soon). Otherwise a record is counted when taken and its overhead later.
+    private var holdsWholeRecords: Bool { builder.keepsRecords || overhead.isEmpty }
     private var recordCount = 0
+
+    /// What attributing overhead needs of a record, and what it found: the record is counted already (in
+    /// group `slot`; nil when a filter left it out), or waits in `held`.
+    private struct Attribution {
+        // Words first, then bytes: 32 bytes a record.
+        let index: Int
+        let segmentHeaderBytes: Int
+        /// The group, or -1.
+        private let group: Int
+        let kind: HTTPMessageRecord.Kind
+        let switches: Bool
+
+        init(_ record: HTTPMessageRecord, slot: Int?) {
+            index = record.index
+            segmentHeaderBytes = record.segmentHeaderBytes
+            group = slot ?? -1
+            kind = record.kind
+            switches = HTTPConnectionTap.switches(record)
+        }
+
+        var slot: Int? { group >= 0 ? group : nil }
+    }
 
     /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's
     /// bytes find the request of the switch (see `attributeTunnels`).
@@ -64,7 +96,16 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private func take(_ record: HTTPMessageRecord) {
         recordCount += 1
         if Self.switches(record) { switched = true }
-        if holding { held.append(record) } else { builder.add(record, capture: capture) }
+        guard holding else {
+            builder.add(record, capture: capture)
+            return
+        }
+        if holdsWholeRecords {
+            held.append(record)
+            attributions.append(Attribution(record, slot: nil))
+        } else {
+            attributions.append(Attribution(record, slot: builder.add(record, capture: capture)))
+        }
     }
 
     private static func switches(_ record: HTTPMessageRecord) -> Bool {
@@ -137,24 +178,27 @@ final class HTTPConnectionTap: TCPStreamHandler {
         builder.summary.unattributedFrameBytes += unattributed
     }
 
-    /// Distributes the connection's overhead over its held records; returns the bytes that found none.
+    /// Distributes the connection's overhead over its records; returns the bytes that found none.
     private func attribute(_ summary: TCPConnectionSummary) -> Int {
-        guard !held.isEmpty else { return 0 }
+        guard !attributions.isEmpty else { return 0 }
         var lost = 0
-        let first = held.map(\.index).min()!, last = held.map(\.index).max()!
+        let first = attributions.map(\.index).min()!, last = attributions.map(\.index).max()!
         /// The record on `direction`'s side of exchange `index` (the final response for responses),
         /// else the other side's record of that exchange.
         func slot(_ index: Int, _ direction: Direction) -> Int? {
             let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
-            return held.lastIndex { $0.index == index && $0.kind == kind } ?? held.lastIndex { $0.index == index }
+            return attributions.lastIndex { $0.index == index && $0.kind == kind }
+                ?? attributions.lastIndex { $0.index == index }
         }
         if overhead.contains(.packets) {
-            for i in held.indices { held[i].packetOverheadBytes += held[i].segmentHeaderBytes }
+            for i in attributions.indices {
+                credit(i) { $0.packetOverheadBytes += attributions[i].segmentHeaderBytes }
+            }
             for direction in Direction.allCases {
                 // Headers of tunnel or trailing non-HTTP stretches: the direction's last message.
                 let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
-                if let target = held.lastIndex(where: { $0.kind == kind }) ?? held.indices.last {
-                    held[target].packetOverheadBytes += leftoverHeaders[direction.rawValue]
+                if let target = attributions.lastIndex(where: { $0.kind == kind }) ?? attributions.indices.last {
+                    credit(target) { $0.packetOverheadBytes += leftoverHeaders[direction.rawValue] }
                 }
             }
             ledger?.settle()
@@ -163,20 +207,26 @@ final class HTTPConnectionTap: TCPStreamHandler {
                     lost += charge.ack + charge.retransmitted
                     continue
                 }
-                held[target].packetOverheadBytes += charge.ack
-                held[target].retransmittedBytes += charge.retransmitted
+                credit(target) {
+                    $0.packetOverheadBytes += charge.ack
+                    $0.retransmittedBytes += charge.retransmitted
+                }
             }
             lost += ledger?.unsettledBytes ?? 0
         }
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {
-                if let target = slot(first, direction) { held[target].handshakeBytes += stats.handshakeBytes } else {
+                if let target = slot(first, direction) {
+                    credit(target) { $0.handshakeBytes += stats.handshakeBytes }
+                } else {
                     lost += stats.handshakeBytes
                 }
             }
             if overhead.contains(.teardown) {
-                if let target = slot(last, direction) { held[target].teardownBytes += stats.teardownBytes } else {
+                if let target = slot(last, direction) {
+                    credit(target) { $0.teardownBytes += stats.teardownBytes }
+                } else {
                     lost += stats.teardownBytes
                 }
             }
@@ -186,21 +236,38 @@ final class HTTPConnectionTap: TCPStreamHandler {
 
     /// Bytes after a protocol switch belong to the exchange that switched, each direction to its side.
     private func attributeTunnels() {
-        guard switched, counts.count == 2,
-            let response = held.lastIndex(where: { $0.flags.contains("upgrade") || $0.flags.contains("tunnel") })
-        else { return }
-        let index = held[response].index
-        held[response].tunnelBytes += counts[1].tunnelBytes
-        if let request = held.lastIndex(where: { $0.kind == .request && $0.index == index }) {
-            held[request].tunnelBytes += counts[0].tunnelBytes
+        guard switched, counts.count == 2, let response = attributions.lastIndex(where: \.switches) else { return }
+        let index = attributions[response].index
+        credit(response) { $0.tunnelBytes += counts[1].tunnelBytes }
+        if let request = attributions.lastIndex(where: { $0.kind == .request && $0.index == index }) {
+            credit(request) { $0.tunnelBytes += counts[0].tunnelBytes }
         } else {
-            held[response].tunnelBytes += counts[0].tunnelBytes
+            credit(response) { $0.tunnelBytes += counts[0].tunnelBytes }
         }
         switched = false
     }
 
+    private func credit(_ i: Int, _ update: (inout RecordOverhead) -> Void) {
+        if overheads.isEmpty { overheads = Array(repeating: RecordOverhead(), count: attributions.count) }
+        update(&overheads[i])
+    }
+
+    /// Counts what was attributed: held records with their overhead, or the overhead of counted ones.
     private func release() {
-        for record in held { builder.add(record, capture: capture) }
+        if held.isEmpty {
+            for (i, attribution) in attributions.enumerated() where !overheads.isEmpty {
+                guard let slot = attribution.slot else { continue }
+                builder.addOverhead(overheads[i], slot: slot, kind: attribution.kind)
+            }
+        } else {
+            assert(held.count == attributions.count, "a held record per attribution")
+            for (i, var record) in held.enumerated() {
+                if !overheads.isEmpty { overheads[i].apply(to: &record) }
+                builder.add(record, capture: capture)
+            }
+        }
         held = []
+        attributions = []
+        overheads = []
     }
 }

@@ -44,9 +44,12 @@ final class ReportBuilder {
         return true
     }
 
-    func add(_ record: HTTPMessageRecord, capture: Int) {
-        guard matches(record) else { return }
-        groups[slot(for: record, capture: capture)].add(record)
+    /// Returns the group the record was counted in (nil when a filter left it out).
+    @discardableResult
+    func add(_ record: HTTPMessageRecord, capture: Int) -> Int? {
+        guard matches(record) else { return nil }
+        let slot = slot(for: record, capture: capture)
+        groups[slot].add(record)
         totals.add(record)
         switch record.kind {
         case .request:
@@ -61,6 +64,17 @@ final class ReportBuilder {
         if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
+        return slot
+    }
+
+    /// Whether a record must be final when it is added (records are listed): otherwise its connection
+    /// overhead can follow with `addOverhead`.
+    var keepsRecords: Bool { options.keepMessages }
+
+    /// Overhead of a request or response already counted in group `slot` (see `add`).
+    func addOverhead(_ overhead: RecordOverhead, slot: Int, kind: HTTPMessageRecord.Kind) {
+        groups[slot].add(overhead, kind: kind)
+        totals.add(overhead, kind: kind)
     }
 
     /// What a record's group key is computed from (only the fields grouped by are compared).

@@ -85,6 +85,21 @@ import Testing
         }
     }
 
+    /// Without `--messages` a record is counted when it is complete and its overhead when its connection
+    /// ends; with it, records are held whole until then. Both paths must give the same groups and summary.
+    @Test(arguments: everything)
+    func countingAtOnceEqualsHoldingWholeRecords(capture: String) throws {
+        for overhead in ["all", "handshake,teardown", "packets"] {
+            let arguments = ["analyze", "--format", "json", "--overhead", overhead, capture]
+            let atOnce = try Harness.json(try Harness.run(arguments).stdout)
+            let held = try Harness.json(try Harness.run(arguments + ["--messages"]).stdout)
+            for key in ["groups", "summary"] {
+                let a = try #require(atOnce[key] as? NSObject), b = try #require(held[key] as? NSObject)
+                #expect(a.isEqual(b), "\(capture) --overhead \(overhead): \(key)")
+            }
+        }
+    }
+
     /// On our own samples everything is attributed: no byte is left over.
     @Test(arguments: Harness.sampleCaptures().map(\.file).filter { !$0.contains("truncated") })
     func samplesLeaveNothingUnattributed(capture: String) throws {

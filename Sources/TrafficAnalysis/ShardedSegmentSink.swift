@@ -17,7 +17,10 @@ final class ShardedSegmentSink: SegmentSink {
     private static let buckets: UInt64 = 1024
     private let local: TCPReassembler
     private let workers: [ShardWorker]
-    private var filling: [SegmentBatch]
+    /// The batch each worker's segments go into, owned here (retained when taken from the worker's free
+    /// list, handed over with that reference): a strong reference read from an array is retained and
+    /// released around every use, an atomic pair per packet.
+    private var filling: [Unmanaged<SegmentBatch>]
     /// Hash buckets (of `buckets`) whose connections stay on the reading thread.
     private let localBuckets: UInt64
 
@@ -28,7 +31,7 @@ final class ShardedSegmentSink: SegmentSink {
         local = makeReassembler(0)
         workers = (1..<shards).map { ShardWorker(reassembler: makeReassembler($0)) }
         localBuckets = Self.buckets / UInt64(2 * shards - 1)
-        filling = workers.map { $0.freeBatches.pop()! }
+        filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }
 
@@ -39,23 +42,33 @@ final class ShardedSegmentSink: SegmentSink {
             return
         }
         let shard = Int((hash / Self.buckets) % UInt64(workers.count))
-        let batch = filling[shard]
-        batch.append(segment, time: time, packetIndex: packetIndex)
-        if batch.isFull { hand(shard, time: time) }
+        let full = filling[shard]._withUnsafeGuaranteedRef { batch in
+            batch.append(segment, time: time, packetIndex: packetIndex)
+            return batch.isFull
+        }
+        if full { hand(shard, time: time) }
     }
 
     private func hand(_ shard: Int, time: CaptureTime) {
-        let batch = filling[shard]
+        let batch = filling[shard].takeRetainedValue()
         batch.latest = time
         workers[shard].inbox.push(batch)
-        filling[shard] = workers[shard].freeBatches.pop()!
+        filling[shard] = Unmanaged.passRetained(workers[shard].freeBatches.pop()!)
+    }
+
+    /// Whether `finish` handed the filling batches over (their references went with them).
+    private var handedOver = false
+
+    deinit {
+        if !handedOver { for batch in filling { batch.release() } }
     }
 
     func finish() {
         for (shard, worker) in workers.enumerated() {
-            worker.inbox.push(filling[shard])
+            worker.inbox.push(filling[shard].takeRetainedValue())
             worker.inbox.close()
         }
+        handedOver = true
         local.finish()
         for worker in workers { worker.join() }
     }

@@ -14,4 +14,7 @@ typedef struct {
 } traffic_cookie_io_functions;
 extern FILE *traffic_fopencookie(void *cookie, const char *mode, traffic_cookie_io_functions functions)
     __asm__("fopencookie");
+
+/* <stdio_ext.h>: FSETLOCKING_BYCALLER (2) stops stdio from locking the stream around every call. */
+extern int traffic_fsetlocking(FILE *stream, int type) __asm__("__fsetlocking");
 #endif

@@ -63,6 +63,11 @@ public final class CaptureFile {
             throw .cannotOpen(path: path, reason: "cannot create a stream for libpcap")
         }
         setvbuf(stream, input.stdioBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), _IOFBF, input.stdioBuffer.count)
+        #if os(Linux)
+        // Only the reading thread touches the stream, but once worker threads exist glibc locks it around
+        // each of libpcap's two freads per packet (atomic operations on the reading thread, the busier one).
+        _ = traffic_fsetlocking(stream, 2)
+        #endif
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         // Nanosecond precision: libpcap scales microsecond captures up, so one code path serves both.
         guard

@@ -1,3 +1,4 @@
+import Synchronization
 import TrafficCapture
 import TrafficHTTP
 
@@ -14,6 +15,19 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
 
     let storage: Storage
     public let count: Int
+    /// Set when reading the temporary file back failed (a short read or a damaged record: an I/O error on
+    /// our own file): the listing that was being read stopped early.
+    public var readFailure: String? { status.failure.withLock { $0 } }
+    let status = ReadStatus()
+
+    /// Shared by the iterators of one list (the listing may be read on another thread than the caller's).
+    final class ReadStatus: Sendable {
+        let failure = Mutex<String?>(nil)
+
+        func fail(_ reason: String) {
+            failure.withLock { if $0 == nil { $0 = reason } }
+        }
+    }
 
     init(storage: Storage, count: Int) {
         self.storage = storage
@@ -50,7 +64,7 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
     public func makeIterator() -> Iterator {
         switch storage {
         case .memory(let elements): Iterator(elements: elements)
-        case .runs(let runs): Iterator(runs: runs)
+        case .runs(let runs): Iterator(runs: runs, status: status)
         }
     }
 
@@ -64,8 +78,8 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
 
         init(elements: [Element]) { self.elements = elements }
 
-        init(runs: [MessageRun]) {
-            readers = runs.map(RunReader.init)
+        init(runs: [MessageRun], status: ReadStatus) {
+            readers = runs.map { RunReader($0, status: status) }
             for i in readers.indices where readers[i].head != nil { push(i) }
         }
 
@@ -124,6 +138,7 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
 /// Reads one run in order, a buffer of the spool file at a time.
 struct RunReader {
     private let run: MessageRun
+    private let status: MessageList.ReadStatus
     private var memoryPosition = 0
     private var offset: Int64 = 0
     private var buffer: [UInt8] = []
@@ -138,8 +153,9 @@ struct RunReader {
 
     private static let bufferSize = 64 << 10
 
-    init(_ run: MessageRun) {
+    init(_ run: MessageRun, status: MessageList.ReadStatus) {
         self.run = run
+        self.status = status
         if case .spilled(_, let range, _) = run { offset = range.lowerBound }
         advance()
     }
@@ -150,22 +166,34 @@ struct RunReader {
             head = memoryPosition < entries.count ? entries[memoryPosition] : nil
             memoryPosition += 1
         case .spilled(let spool, let range, let renumber):
-            // A damaged or short read ends the run (the spool is our own file; this is an I/O error).
+            // A damaged or short read ends the run (the spool is our own file: an I/O error), reported
+            // through `status`; the normal end of the run is no failure.
             guard let entry = nextSpilled(spool, range) else {
                 head = nil
+                if lastError != nil || offset < range.upperBound || start < end {
+                    status.fail("cannot read back the temporary file in \(spool.directory): \(lastError ?? "the file ended early")")
+                }
                 return
             }
             head = renumber.map { MessageRun.renumber(entry, capture: $0.capture, $0.table) } ?? entry
         }
     }
 
+    /// Why the last read of the spool came back short.
+    private var lastError: String?
+
     private mutating func nextSpilled(_ spool: RecordSpool, _ range: Range<Int64>) -> MessageList.Element? {
         guard fill(4, spool, range) else { return nil }
-        guard let length = buffer.withUnsafeBytes({ SpooledRecord.length(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }),
-            fill(length, spool, range)
-        else { return nil }
+        guard let length = buffer.withUnsafeBytes({ SpooledRecord.length(UnsafeRawBufferPointer(rebasing: $0[start..<end])) })
+        else {
+            lastError = lastError ?? "a damaged record"
+            return nil
+        }
+        guard fill(length, spool, range) else { return nil }
         defer { start += length }
-        return buffer.withUnsafeBytes { SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+        let entry = buffer.withUnsafeBytes { SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+        if entry == nil { lastError = lastError ?? "a damaged record" }
+        return entry
     }
 
     /// Makes sure `count` unread bytes are in the buffer, reading more of the run; false at its end.
@@ -181,6 +209,7 @@ struct RunReader {
         buffer.replaceSubrange(0..<unread.count, with: unread)
         let want = Int(min(Int64(buffer.count - unread.count), left))
         let read = buffer.withUnsafeMutableBytes { spool.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[unread.count..<(unread.count + want)]), at: offset) }
+        if read < want { lastError = spool.lastReadError ?? "the file ended early" }
         offset += Int64(read)
         start = 0
         end = unread.count + read

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -59,9 +61,14 @@ final class RecordSpool: @unchecked Sendable {
         while done < buffer.count {
             let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
             if n < 0, errno == EINTR { continue }
+            if n < 0 { lastReadErrorValue.withLock { $0 = String(cString: strerror(errno)) } }
             if n <= 0 { break }
             done += n
         }
         return done
     }
+
+    /// The error of the last failed read, if any.
+    var lastReadError: String? { lastReadErrorValue.withLock { $0 } }
+    private let lastReadErrorValue = Mutex<String?>(nil)
 }

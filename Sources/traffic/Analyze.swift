@@ -114,6 +114,12 @@ struct Analyze: ParsableCommand {
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth
         try output.write { rendered.write(output.format, width: width, toBytes: $0) }
+        if let failure = report.messages?.readFailure {
+            // The records were spooled to a temporary file and could not all be read back: what was written
+            // is a report cut short.
+            printError("traffic: --messages: \(failure); the listing is incomplete")
+            throw ExitCode(inputErrorCode)
+        }
         keepUntilExit(report)
     }
 }

@@ -79,6 +79,34 @@ import TrafficHTTP
         #expect(Mirror(reflecting: Self.records[0]).children.count == SpooledRecord.fieldCount)
     }
 
+    /// Reading runs back from the temporary file: a normal run ends without a failure; a run cut short (the
+    /// file ends before the run) or holding a damaged record stops there and says why.
+    @Test func spoolReadFailuresAreReported() throws {
+        let spool = try #require(RecordSpool())
+        var bytes: [UInt8] = []
+        for record in Self.records { SpooledRecord.append((0, record), to: &bytes) }
+        let whole = try #require(spool.append(bytes))
+        func read(_ run: MessageRun) -> (count: Int, failure: String?) {
+            let list = MessageList(storage: .runs([run]), count: Self.records.count)
+            return (Array(list).count, list.readFailure)
+        }
+        let normal = read(.spilled(spool, whole, renumber: nil))
+        #expect(normal.count == Self.records.count && normal.failure == nil)
+        // The run claims 100 bytes more than the file has: the last read comes back short.
+        let short = read(.spilled(spool, whole.lowerBound..<(whole.upperBound + 100), renumber: nil))
+        #expect(short.count == Self.records.count)
+        #expect(short.failure?.contains("cannot read back the temporary file") == true)
+        // A record with its last bytes cut off (the run ends inside it).
+        let cut = read(.spilled(spool, whole.lowerBound..<(whole.upperBound - 3), renumber: nil))
+        #expect(cut.count == Self.records.count - 1 && cut.failure != nil)
+        // A record whose bytes are damaged (its length field says 3 bytes).
+        var damaged = bytes
+        damaged.replaceSubrange(0..<4, with: [3, 0, 0, 0])
+        let bad = try #require(spool.append(damaged))
+        let garbled = read(.spilled(spool, bad, renumber: nil))
+        #expect(garbled.count == 0 && garbled.failure?.contains("damaged") == true)
+    }
+
     @Test func damagedBytesAreRejected() {
         var bytes: [UInt8] = []
         SpooledRecord.append((0, Self.records[1]), to: &bytes)

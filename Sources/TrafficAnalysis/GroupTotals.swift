@@ -60,15 +60,8 @@ public struct SideTotals: Sendable, Equatable {
         bodyBytes &+= record.bodyBytes
         encodedBodyBytes &+= record.encodedBodyBytes
         // The rare sums are zero for almost every record: one test instead of five reads and writes of them.
-        if record.tunnelBytes | record.handshakeBytes | record.teardownBytes | record.packetOverheadBytes
-            | record.retransmittedBytes != 0
-        {
-            tunnelBytes &+= record.tunnelBytes
-            handshakeBytes &+= record.handshakeBytes
-            teardownBytes &+= record.teardownBytes
-            packetOverheadBytes &+= record.packetOverheadBytes
-            retransmittedBytes &+= record.retransmittedBytes
-        }
+        let overhead = RecordOverhead(of: record)
+        if !overhead.isZero { add(overhead) }
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded
             if record.contentEncoding != nil {
@@ -167,6 +160,19 @@ struct RecordOverhead {
     var teardownBytes = 0
     var packetOverheadBytes = 0
     var retransmittedBytes = 0
+
+    init() {}
+
+    /// The overhead a record carries already.
+    init(of record: HTTPMessageRecord) {
+        tunnelBytes = record.tunnelBytes
+        handshakeBytes = record.handshakeBytes
+        teardownBytes = record.teardownBytes
+        packetOverheadBytes = record.packetOverheadBytes
+        retransmittedBytes = record.retransmittedBytes
+    }
+
+    var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
 
     /// Adds these bytes to the record's own fields.
     func apply(to record: inout HTTPMessageRecord) {

@@ -95,13 +95,7 @@ final class ProtocolSniffer<HTTPStage: TCPStreamHandler, TLSStage: TCPStreamHand
     }
 
     func packet(_ event: TCPPacketEvent) {
-        if let http {
-            http._withUnsafeGuaranteedRef { $0.packet(event) }
-        } else if let tls {
-            tls._withUnsafeGuaranteedRef { $0.packet(event) }
-        } else {
-            held.append(.packet(event))
-        }
+        if isDecided { withChosen { $0.packet(event) } } else { held.append(.packet(event)) }
     }
 
     func finish(time: CaptureTime) {

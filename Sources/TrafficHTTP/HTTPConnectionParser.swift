@@ -206,7 +206,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// The message in `direction`'s parser is complete: its record is emitted from where it is (passed
     /// `inout`, so not copied), or, for a request whose response has not started, swapped into `heldRecords`.
     private func messageCompleted(_ direction: Direction) {
-        let parser = direction == .clientToServer ? requests : responses
+        let parser = parser(direction)
         parser.record.segmentHeaderBytes += parser.headerShare
         parser.headerShare = 0
         guard direction == .clientToServer else {
@@ -232,7 +232,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// A message ended by a gap or the end of the stream, possibly before its head was complete.
     private func ended(_ record: consuming HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
         // Back into its parser, where identity is given and records are emitted (a rare path: one copy).
-        let parser = direction == .clientToServer ? requests : responses
+        let parser = parser(direction)
         parser.record = record
         parser.recordIsFresh = false
         if needsIdentity {

@@ -248,18 +248,19 @@ public final class HTTPConnectionParser: TCPStreamHandler {
 
     /// Gives the request being parsed its index, host, path and query, and queues it for a response.
     private func openExchange() -> HTTPExchange {
-        let method = requests.record.method
-        let target = HTTPTarget.resolve(
-            method: method, target: requests.fields.target, hostField: requests.fields.host, defaultHost: defaultHost)
+        var target = HTTPTarget.resolve(
+            method: requests.record.method, target: requests.fields.target, hostField: requests.fields.host,
+            defaultHost: defaultHost)
         let exchange = HTTPExchange(
-            index: nextIndex, method: method, host: target.host, path: target.path, query: target.query,
-            isHTTP09: requests.record.version == HTTPStartLine.http09,
-            wantsSwitch: method == "CONNECT" || requests.fields.upgrade != nil)
+            index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
+            query: target.query, isHTTP09: requests.record.version == HTTPStartLine.http09,
+            wantsSwitch: requests.record.method == "CONNECT" || requests.fields.upgrade != nil)
         nextIndex += 1
         requests.record.index = exchange.index
-        requests.record.host = target.host
-        requests.record.path = target.path
-        requests.record.query = target.query
+        // The record takes the target's strings by swapping (the exchange holds copies): no second retain.
+        swap(&requests.record.host, &target.host)
+        swap(&requests.record.path, &target.path)
+        swap(&requests.record.query, &target.query)
         currentRequest = exchange
         if pairingLost {
             exchange.unpairable = true

@@ -1,20 +1,41 @@
-/// A FIFO between two threads; `pop` blocks until an item arrives or the queue is closed and empty.
+/// A FIFO between two threads; `pop` blocks until an item arrives or the queue is closed and empty. With a
+/// `capacity`, `push` blocks while that many items wait (the reader sets the pace, memory stays bounded).
 final class BlockingQueue<Element>: @unchecked Sendable {
     private var items: [Element] = []
     private var head = 0
     private var closed = false
+    /// Set by the reader when it stops reading: pushes are refused from then on.
+    private var cancelled = false
+    private let capacity: Int
     private let condition = ThreadCondition()
 
-    func push(_ item: Element) {
+    init(capacity: Int = .max) { self.capacity = max(1, capacity) }
+
+    /// False when the reader has cancelled (the item is dropped).
+    @discardableResult
+    func push(_ item: Element) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
+        while items.count - head >= capacity, !cancelled { condition.wait() }
+        if cancelled { return false }
         items.append(item)
-        condition.signal()
-        condition.unlock()
+        condition.broadcast()
+        return true
     }
 
     func close() {
         condition.lock()
         closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The reader stops: waiting and later pushes return false.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        head = 0
         condition.broadcast()
         condition.unlock()
     }
@@ -32,6 +53,8 @@ final class BlockingQueue<Element>: @unchecked Sendable {
             items.removeAll(keepingCapacity: true)
             head = 0
         }
+        // A writer may be waiting for room.
+        if capacity != .max { condition.broadcast() }
         return item
     }
 }

@@ -93,6 +93,25 @@ struct GroupTable {
         return h ^ (h >> 32)
     }
 
+    /// The hash of slot `slot`'s key.
+    func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
+
+    /// Every slot in the order of spilled runs: by key hash, then keys (`GroupRunMerge.Order.aggregation`).
+    func slotsInSpillOrder() -> [Int] {
+        var order = Array(0..<count)
+        order.sort { a, b in
+            slotHashes[a] != slotHashes[b] ? slotHashes[a] < slotHashes[b] : keys[a].lexicographicallyPrecedes(keys[b])
+        }
+        return order
+    }
+
+    /// Appends slot `slot`'s group to `bytes` as a `SpooledGroup`, read in place.
+    func spool(_ slot: Int, to bytes: inout [UInt8]) {
+        chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
+            SpooledGroup.append(hash: slotHashes[slot], keys: keys[slot], totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)), to: &bytes)
+        }
+    }
+
     subscript(slot: Int) -> GroupTotals {
         get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
         _modify { yield &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }

@@ -64,26 +64,26 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private var holdsWholeRecords: Bool { builder.keepsRecords || overhead.isEmpty }
     private var recordCount = 0
 
-    /// What attributing overhead needs of a record, and what it found: the record is counted already (in
-    /// group `slot`; nil when a filter left it out), or waits in `held`.
+    /// What attributing overhead needs of a record, and what it found: the record is counted already (its
+    /// group held by `pin`, see `ReportBuilder.addPinned`; nil when a filter left it out), or waits in `held`.
     private struct Attribution {
         // Words first, then bytes: 32 bytes a record.
         let index: Int
         let segmentHeaderBytes: Int
-        /// The group, or -1.
+        /// The pin, or -1.
         private let group: Int
         let kind: HTTPMessageRecord.Kind
         let switches: Bool
 
-        init(_ record: HTTPMessageRecord, slot: Int?) {
+        init(_ record: HTTPMessageRecord, pin: Int?) {
             index = record.index
             segmentHeaderBytes = record.segmentHeaderBytes
-            group = slot ?? -1
+            group = pin ?? -1
             kind = record.kind
             switches = HTTPConnectionTap.switches(record)
         }
 
-        var slot: Int? { group >= 0 ? group : nil }
+        var pin: Int? { group >= 0 ? group : nil }
     }
 
     /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's
@@ -102,9 +102,9 @@ final class HTTPConnectionTap: TCPStreamHandler {
         }
         if holdsWholeRecords {
             held.append(record)
-            attributions.append(Attribution(record, slot: nil))
+            attributions.append(Attribution(record, pin: nil))
         } else {
-            attributions.append(Attribution(record, slot: builder.add(record, capture: capture)))
+            attributions.append(Attribution(record, pin: builder.addPinned(record, capture: capture)))
         }
     }
 
@@ -255,9 +255,10 @@ final class HTTPConnectionTap: TCPStreamHandler {
     /// Counts what was attributed: held records with their overhead, or the overhead of counted ones.
     private func release() {
         if held.isEmpty {
-            for (i, attribution) in attributions.enumerated() where !overheads.isEmpty {
-                guard let slot = attribution.slot else { continue }
-                builder.addOverhead(overheads[i], slot: slot, kind: attribution.kind)
+            // Every pin is released, with or without overhead to add.
+            for (i, attribution) in attributions.enumerated() {
+                guard let pin = attribution.pin else { continue }
+                builder.addOverhead(overheads.isEmpty ? RecordOverhead() : overheads[i], pin: pin, kind: attribution.kind)
             }
         } else {
             assert(held.count == attributions.count, "a held record per attribution")

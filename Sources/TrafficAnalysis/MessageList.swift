@@ -20,14 +20,7 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
     public var readFailure: String? { status.failure.withLock { $0 } }
     let status = ReadStatus()
 
-    /// Shared by the iterators of one list (the listing may be read on another thread than the caller's).
-    final class ReadStatus: Sendable {
-        let failure = Mutex<String?>(nil)
-
-        func fail(_ reason: String) {
-            failure.withLock { if $0 == nil { $0 = reason } }
-        }
-    }
+    typealias ReadStatus = SpoolReadStatus
 
     init(storage: Storage, count: Int) {
         self.storage = storage
@@ -72,15 +65,13 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
         private var elements: [Element] = []
         private var position = 0
         private var readers: [RunReader] = []
-        /// Indexes of readers with a record, as a binary min-heap by (record, reader): equal records come
-        /// from the earlier run first, as a stable sort of all of them would order them.
-        private var heap: [Int] = []
+        private var heap = MergeHeap()
 
         init(elements: [Element]) { self.elements = elements }
 
         init(runs: [MessageRun], status: ReadStatus) {
             readers = runs.map { RunReader($0, status: status) }
-            for i in readers.indices where readers[i].head != nil { push(i) }
+            for i in readers.indices where readers[i].head != nil { heap.push(i, before: before) }
         }
 
         public mutating func next() -> Element? {
@@ -89,16 +80,10 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
                 defer { position += 1 }
                 return elements[position]
             }
-            guard let top = heap.first else { return nil }
+            guard let top = heap.top else { return nil }
             let element = readers[top].head!
             readers[top].advance()
-            if readers[top].head != nil {
-                siftDown(0)
-            } else {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-                if !heap.isEmpty { siftDown(0) }
-            }
+            heap.topAdvanced(exhausted: readers[top].head == nil, before: before)
             return element
         }
 
@@ -108,30 +93,6 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
             if y < x { return false }
             return a < b
         }
-
-        private mutating func push(_ reader: Int) {
-            heap.append(reader)
-            var i = heap.count - 1
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard before(heap[i], heap[parent]) else { break }
-                heap.swapAt(i, parent)
-                i = parent
-            }
-        }
-
-        private mutating func siftDown(_ start: Int) {
-            var i = start
-            while true {
-                let left = 2 * i + 1, right = left + 1
-                var smallest = i
-                if left < heap.count, before(heap[left], heap[smallest]) { smallest = left }
-                if right < heap.count, before(heap[right], heap[smallest]) { smallest = right }
-                if smallest == i { return }
-                heap.swapAt(i, smallest)
-                i = smallest
-            }
-        }
     }
 }
 
@@ -140,10 +101,7 @@ struct RunReader {
     private let run: MessageRun
     private let status: MessageList.ReadStatus
     private var memoryPosition = 0
-    private var offset: Int64 = 0
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var end = 0
+    private var cursor: SpoolCursor?
     private(set) var head: MessageList.Element? {
         didSet { if let head { key = MessageList.SortKey(head) } }
     }
@@ -151,12 +109,10 @@ struct RunReader {
     private(set) var key = MessageList.SortKey((0, HTTPMessageRecord(
         connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")))
 
-    private static let bufferSize = 64 << 10
-
     init(_ run: MessageRun, status: MessageList.ReadStatus) {
         self.run = run
         self.status = status
-        if case .spilled(_, let range, _) = run { offset = range.lowerBound }
+        if case .spilled(let spool, let range, _) = run { cursor = SpoolCursor(spool, range) }
         advance()
     }
 
@@ -165,54 +121,15 @@ struct RunReader {
         case .memory(let entries):
             head = memoryPosition < entries.count ? entries[memoryPosition] : nil
             memoryPosition += 1
-        case .spilled(let spool, let range, let renumber):
+        case .spilled(_, _, let renumber):
             // A damaged or short read ends the run (the spool is our own file: an I/O error), reported
             // through `status`; the normal end of the run is no failure.
-            guard let entry = nextSpilled(spool, range) else {
+            guard let entry = cursor?.next(SpooledRecord.decode) else {
                 head = nil
-                if lastError != nil || offset < range.upperBound || start < end {
-                    status.fail("cannot read back the temporary file in \(spool.directory): \(lastError ?? "the file ended early")")
-                }
+                if let failure = cursor?.failure { status.fail(failure) }
                 return
             }
             head = renumber.map { MessageRun.renumber(entry, capture: $0.capture, $0.table) } ?? entry
         }
-    }
-
-    /// Why the last read of the spool came back short.
-    private var lastError: String?
-
-    private mutating func nextSpilled(_ spool: RecordSpool, _ range: Range<Int64>) -> MessageList.Element? {
-        guard fill(4, spool, range) else { return nil }
-        guard let length = buffer.withUnsafeBytes({ SpooledRecord.length(UnsafeRawBufferPointer(rebasing: $0[start..<end])) })
-        else {
-            lastError = lastError ?? "a damaged record"
-            return nil
-        }
-        guard fill(length, spool, range) else { return nil }
-        defer { start += length }
-        let entry = buffer.withUnsafeBytes { SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
-        if entry == nil { lastError = lastError ?? "a damaged record" }
-        return entry
-    }
-
-    /// Makes sure `count` unread bytes are in the buffer, reading more of the run; false at its end.
-    private mutating func fill(_ count: Int, _ spool: RecordSpool, _ range: Range<Int64>) -> Bool {
-        if end - start >= count { return true }
-        let left = range.upperBound - offset
-        guard Int64(end - start) + left >= Int64(count) else { return false }
-        // Keep the unread bytes at the front, then read as much as fits (a record longer than the buffer
-        // grows it).
-        let unread = Array(buffer[start..<end])
-        let size = max(Self.bufferSize, count)
-        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
-        buffer.replaceSubrange(0..<unread.count, with: unread)
-        let want = Int(min(Int64(buffer.count - unread.count), left))
-        let read = buffer.withUnsafeMutableBytes { spool.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[unread.count..<(unread.count + want)]), at: offset) }
-        if read < want { lastError = spool.lastReadError ?? "the file ended early" }
-        offset += Int64(read)
-        start = 0
-        end = unread.count + read
-        return end - start >= count
     }
 }

@@ -7,11 +7,28 @@ import Darwin
 #endif
 
 /// Aggregates records into groups as they arrive; memory follows the number of groups, not of records
-/// (unless every record is kept for `--messages`).
+/// (unless every record is kept for `--messages`), and is bounded by `groupsInMemory`: beyond it the groups
+/// go to a temporary file in sorted runs, merged when the report is made.
 final class ReportBuilder {
     private let options: ReportOptions
     private var groups = GroupTable()
     var groupCount: Int { groups.count }
+    /// Groups written out (`spillGroups`), each run sorted by key hash and keys; the same key can be in
+    /// several runs, and in the table. Runs are split by the top bit of the hash, so that the two halves can
+    /// be merged on two threads: `groupRuns[half]`.
+    private var groupRuns: [[GroupRun]] = [[], []]
+    private var hasGroupRuns: Bool { !groupRuns[0].isEmpty || !groupRuns[1].isEmpty }
+    private var groupSpool: RecordSpool?
+    /// Set when the groups' temporary file could not be made or written: they stay in memory.
+    private var groupWarning: String?
+    /// Reused for every run written.
+    private var spillBytes: [UInt8] = []
+    /// The table is written out when it reaches this many groups.
+    private var spillAt: Int
+    /// Records whose connection overhead comes later (`addPinned`): the slot of their group, by pin (-1: a
+    /// free pin). Their groups stay in the table when it is written out, and the pins follow them.
+    private var pinSlots: [Int32] = []
+    private var freePins: [Int32] = []
     /// The slot of the last record added and the inputs of its key: a response comes right after its
     /// request, and keep-alive connections repeat paths, so most records skip the key and the hash.
     private var lastSlot = -1
@@ -35,6 +52,7 @@ final class ReportBuilder {
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
         probe = options.groupBy.map { _ in "" }
+        spillAt = max(1, options.groupsInMemory)
         messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
     }
 
@@ -44,9 +62,31 @@ final class ReportBuilder {
         return true
     }
 
+    /// Counts `record` in its group (unless a filter leaves it out).
+    func add(_ record: HTTPMessageRecord, capture: Int) {
+        guard let slot = count(record, capture: capture) else { return }
+        if groups.count >= spillAt { spillGroups() }
+        _ = slot
+    }
+
+    /// `add`, for a record whose connection overhead follows (`addOverhead`): returns a pin of its group
+    /// (nil when a filter left it out).
+    func addPinned(_ record: HTTPMessageRecord, capture: Int) -> Int? {
+        guard let slot = count(record, capture: capture) else { return nil }
+        let pin: Int
+        if let free = freePins.popLast() {
+            pin = Int(free)
+            pinSlots[pin] = Int32(truncatingIfNeeded: slot)
+        } else {
+            pin = pinSlots.count
+            pinSlots.append(Int32(truncatingIfNeeded: slot))
+        }
+        if groups.count >= spillAt { spillGroups() }
+        return pin
+    }
+
     /// Returns the group the record was counted in (nil when a filter left it out).
-    @discardableResult
-    func add(_ record: HTTPMessageRecord, capture: Int) -> Int? {
+    private func count(_ record: HTTPMessageRecord, capture: Int) -> Int? {
         guard matches(record) else { return nil }
         let slot = slot(for: record, capture: capture)
         groups[slot].add(record)
@@ -71,10 +111,63 @@ final class ReportBuilder {
     /// overhead can follow with `addOverhead`.
     var keepsRecords: Bool { options.keepMessages }
 
-    /// Overhead of a request or response already counted in group `slot` (see `add`).
-    func addOverhead(_ overhead: RecordOverhead, slot: Int, kind: HTTPMessageRecord.Kind) {
+    /// Overhead of a request or response counted with `addPinned`, which returned `pin`; the pin is released.
+    func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: HTTPMessageRecord.Kind) {
+        let slot = Int(pinSlots[pin])
+        pinSlots[pin] = -1
+        freePins.append(Int32(truncatingIfNeeded: pin))
+        if overhead.isZero { return }
         groups[slot].add(overhead, kind: kind)
         totals.add(overhead, kind: kind)
+    }
+
+    /// Writes the table's groups to the temporary file as one run sorted by key hash and keys, except the
+    /// groups of pinned records, which stay (under new slots). Without a temporary file the groups stay in
+    /// memory and a warning says so.
+    private func spillGroups() {
+        lastSlot = -1
+        if groupSpool == nil, groupWarning == nil {
+            groupSpool = RecordSpool(directory: options.messageSpoolDirectory)
+            if groupSpool == nil { failGroups("cannot create a temporary file in \(options.messageSpoolDirectory ?? RecordSpool.defaultDirectory)") }
+        }
+        guard let spool = groupSpool else { return }
+        var pinned = Set<Int32>()
+        for slot in pinSlots where slot >= 0 { pinned.insert(slot) }
+        spillBytes.removeAll(keepingCapacity: true)
+        var split = 0
+        for slot in groups.slotsInSpillOrder() where !pinned.contains(Int32(truncatingIfNeeded: slot)) {
+            let hash = groups.hash(ofSlot: slot)
+            groups.spool(slot, to: &spillBytes)
+            if hash < Self.secondHalf { split = spillBytes.count }
+        }
+        guard let range = spool.append(spillBytes) else {
+            return failGroups("cannot write a temporary file in \(spool.directory)")
+        }
+        let middle = range.lowerBound + Int64(split)
+        groupRuns[0].append(.spilled(spool, range.lowerBound..<middle))
+        groupRuns[1].append(.spilled(spool, middle..<range.upperBound))
+        var kept = GroupTable()
+        var moved: [Int32: Int32] = [:]
+        for pin in pinSlots.indices where pinSlots[pin] >= 0 {
+            let old = pinSlots[pin]
+            if let new = moved[old] {
+                pinSlots[pin] = new
+                continue
+            }
+            let new = kept.slot(for: groups.keys[Int(old)], hash: groups.hash(ofSlot: Int(old)))
+            kept[new] = groups[Int(old)]
+            moved[old] = Int32(truncatingIfNeeded: new)
+            pinSlots[pin] = Int32(truncatingIfNeeded: new)
+        }
+        groups = kept
+        // Pinned groups that cannot go yet do not make every new group write the table again.
+        spillAt = max(max(1, options.groupsInMemory), 2 * kept.count)
+    }
+
+    private func failGroups(_ reason: String) {
+        groupSpool = nil
+        groupWarning = "\(reason); groups are kept in memory"
+        spillAt = .max
     }
 
     /// What a record's group key is computed from (only the fields grouped by are compared).
@@ -170,30 +263,9 @@ final class ReportBuilder {
     /// How many distinct keys remain when identifier segments of the path column are collapsed. Normalizing
     /// is a function of the path alone, so the groups' keys suffice: no per-record work.
     static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
-        // The normalized keys are hashed and compared as bytes, never made: tens of thousands of paths
-        // collapse into a few dozen keys, and making each one (to look it up) cost most of the count.
-        // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8). FNV rather than
-        // a Set of byte arrays: the standard hasher takes a call per byte (1.6 times the instructions).
-        var distinct: [UInt64: [[UInt8]]] = [:]
-        var bytes: [UInt8] = []
-        for key in keys {
-            bytes.removeAll(keepingCapacity: true)
-            for (i, field) in key.enumerated() {
-                if i == column {
-                    PathNormalizer.forEachCollapsedPiece(field) { bytes.append(contentsOf: $0) }
-                } else {
-                    bytes.append(contentsOf: field.utf8)
-                }
-                bytes.append(0xFF)
-            }
-            let hash = bytes.withUnsafeBufferPointer(GroupTable.hash)
-            if let known = distinct[hash] {
-                if !known.contains(bytes) { distinct[hash]!.append(bytes) }
-            } else {
-                distinct[hash] = [bytes]
-            }
-        }
-        return distinct.values.reduce(0) { $0 + $1.count }
+        var counter = NormalizedKeyCounter(pathColumn: column)
+        for key in keys { counter.add(key) }
+        return counter.count
     }
 
     /// The result of a count made on another thread (read after joining it).
@@ -220,12 +292,19 @@ final class ReportBuilder {
     /// `capture` to the capture's (tshark's order of first packets).
     func merge(_ shard: ReportBuilder, capture: Int, renumber: [Int]) {
         shard.lastSlot = -1
+        assert(shard.pinSlots.allSatisfy { $0 < 0 }, "every connection of the shard has ended")
+        for half in 0..<2 { groupRuns[half] += shard.groupRuns[half] }
+        shard.groupRuns = [[], []]
+        if let warning = shard.groupWarning, groupWarning == nil { groupWarning = warning }
         if groups.count == 0 {
             // The first shard's table is taken over whole: no second copy of its groups.
             swap(&groups, &shard.groups)
         } else {
             // Stored hashes: the shard's keys are read only where a hash matches (groups in both shards).
-            shard.groups.drain { keys, hash, totals in groups[groups.slot(for: keys, hash: hash)].add(totals) }
+            shard.groups.drain { keys, hash, totals in
+                groups[groups.slot(for: keys, hash: hash)].add(totals)
+                if groups.count >= spillAt { spillGroups() }
+            }
         }
         lastSlot = -1
         totals.add(shard.totals)
@@ -234,12 +313,30 @@ final class ReportBuilder {
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
+        var warnings = warnings
+        let groups = hasGroupRuns ? buildGroupsFromRuns() : buildGroupsInMemory()
+        if let groupWarning { warnings.append(AnalysisWarning(capture: "groups", message: groupWarning)) }
+        var kept: MessageList?
+        if options.keepMessages {
+            kept = messages.finish()
+            if let warning = messages.warning { warnings.append(AnalysisWarning(capture: "--messages", message: warning)) }
+        }
+        return TrafficReport(
+            captures: captures, groupBy: options.groupBy, groups: groups.rows, totals: totals, summary: summary,
+            messages: kept, normalizedGroupCount: groups.normalizedCount, anomalies: anomalies, warnings: warnings)
+    }
+
+    /// The column whose paths `--normalize-paths` would collapse, when the rows it would leave are counted.
+    private var normalizedColumn: Int? { countNormalized ? options.groupBy.firstIndex(of: .path) : nil }
+
+    /// Every group in the table, sorted in memory.
+    private func buildGroupsInMemory() -> (rows: ReportGroups, normalizedCount: Int?) {
         let keys = groups.keys
         // Counting what `--normalize-paths` would leave reads only the keys: with more than one job it runs
         // on a second thread while the rows are sorted.
         let normalizedCount = NormalizedCount()
         var counting: WorkerThread?
-        if countNormalized, let column = options.groupBy.firstIndex(of: .path) {
+        if let column = normalizedColumn {
             let count = { normalizedCount.value = Self.normalizedKeyCount(keys, pathColumn: column) }
             if options.jobs > 1 {
                 counting = WorkerThread(count)
@@ -250,26 +347,94 @@ final class ReportBuilder {
         }
         // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
         var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
-        order.sort { a, b in
-            if a.total != b.total { return a.total > b.total }
-            // Ties are common (ids in paths, same sizes): equal fields (often one shared string) are
-            // skipped with one `==` where lexicographicallyPrecedes would compare them twice with `<`.
-            let x = keys[a.slot], y = keys[b.slot]
-            for i in x.indices where x[i] != y[i] { return x[i] < y[i] }
-            return false
-        }
+        order.sort { a, b in ReportGroup.precedes(a.total, keys[a.slot], b.total, keys[b.slot]) }
         var rows = groups.drainRows()
         Self.permute(&rows, by: order.map(\.slot))
-        var warnings = warnings
-        var kept: MessageList?
-        if options.keepMessages {
-            kept = messages.finish()
-            if let warning = messages.warning { warnings.append(AnalysisWarning(capture: "--messages", message: warning)) }
-        }
         counting?.join()
-        return TrafficReport(
-            captures: captures, groupBy: options.groupBy, groups: rows, totals: totals, summary: summary,
-            messages: kept, normalizedGroupCount: normalizedCount.value, anomalies: anomalies, warnings: warnings)
+        return (ReportGroups(rows), normalizedCount.value)
+    }
+
+    /// Keys whose hash is at least this are in the second half of the runs.
+    private static let secondHalf: UInt64 = 1 << 63
+
+    /// The groups of the written runs and of the table: runs merged in key order, so that each key's totals
+    /// from every run meet and are added up, then sorted into report order in runs of `groupsInMemory`
+    /// (written to the temporary file again when there is more than one), which the report merges as it is
+    /// read. Memory holds a run, not the groups. The two halves of the hashes are merged on two threads when
+    /// there is more than one job.
+    private func buildGroupsFromRuns() -> (rows: ReportGroups, normalizedCount: Int?) {
+        var halves = groupRuns
+        groupRuns = [[], []]
+        let order = groups.slotsInSpillOrder()
+        let middle = order.firstIndex { groups.hash(ofSlot: $0) >= Self.secondHalf } ?? order.count
+        for (half, slots) in [order[..<middle], order[middle...]].enumerated() {
+            halves[half].append(.memory(slots.map { slot in
+                SpilledGroup(hash: groups.hash(ofSlot: slot), group: ReportGroup(keys: groups.keys[slot], totals: groups[slot]))
+            }))
+        }
+        groups.removeAll()
+        let status = SpoolReadStatus()
+        let results = (0..<2).map { _ in HalfResult() }
+        let runLength = max(1, options.groupsInMemory)
+        let column = normalizedColumn
+        let directory = options.messageSpoolDirectory
+        let first = groupSpool
+        func merge(_ half: Int) {
+            // Each half writes its own file: a spool is written by one thread.
+            let spool = half == 0 ? first : RecordSpool(directory: directory)
+            results[half].value = Self.aggregate(
+                halves[half], status: status, runLength: runLength, spool: spool, normalizedColumn: column)
+        }
+        if options.jobs > 1 {
+            let second = WorkerThread { merge(1) }
+            second.start()
+            merge(0)
+            second.join()
+        } else {
+            merge(0)
+            merge(1)
+        }
+        let a = results[0].value!, b = results[1].value!
+        if let failure = a.failure ?? b.failure, groupWarning == nil { groupWarning = "\(failure); groups are kept in memory" }
+        var counter = a.counter
+        if let other = b.counter { counter?.add(other) }
+        let storage: ReportGroups.Storage
+        switch (a.storage, b.storage) {
+        case (.memory(let x), .memory(let y)) where x.count + y.count <= runLength:
+            // Few groups after all (keys repeated across runs): sorted in memory like a small report.
+            var rows = x + y
+            ReportOrderRuns.sort(&rows)
+            storage = .memory(rows)
+        default:
+            storage = .runs(a.storage.runs + b.storage.runs)
+        }
+        return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
+    }
+
+    private final class HalfResult: @unchecked Sendable {
+        var value: (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?)?
+    }
+
+    /// Merges `runs` (sorted by hash and keys) adding up equal keys, and sorts the groups into report order.
+    private static func aggregate(
+        _ runs: [GroupRun], status: SpoolReadStatus, runLength: Int, spool: RecordSpool?, normalizedColumn: Int?
+    ) -> (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?) {
+        var merging = GroupRunMerge(runs, order: .aggregation, status: status)
+        var counter = normalizedColumn.map { NormalizedKeyCounter(pathColumn: $0) }
+        var sorted = ReportOrderRuns(runLength: runLength, spool: spool)
+        var count = 0
+        var current = merging.next()
+        while var group = current {
+            current = merging.next()
+            while let next = current, next.hash == group.hash, next.group.keys == group.group.keys {
+                group.group.totals.add(next.group.totals)
+                current = merging.next()
+            }
+            counter?.add(group.group.keys)
+            sorted.add(group.group)
+            count += 1
+        }
+        return (sorted.finish(), count, counter, sorted.failure)
     }
 }
 

@@ -10,7 +10,11 @@ public struct ReportOptions: Sendable {
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
     /// not grow with the capture (a run of 16384 records is a few MiB).
     public var messageRunLength = 16_384
-    /// Where that file goes; nil: `$TMPDIR`, else `/tmp`.
+    /// Groups a report keeps in memory (per worker): beyond that they are written to a temporary file in
+    /// sorted runs and merged when the report is read, so that memory does not grow with the number of
+    /// distinct endpoints (ids in paths make tens of thousands). 8192 groups are about 3 MiB.
+    public var groupsInMemory = 8192
+    /// Where the temporary files of records and groups go; nil: `$TMPDIR`, else `/tmp`.
     public var messageSpoolDirectory: String?
     /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.
     public var overhead: OverheadOptions = []

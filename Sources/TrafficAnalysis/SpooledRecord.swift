@@ -15,8 +15,7 @@ enum SpooledRecord {
     static let fieldCount = 33
 
     static func append(_ entry: Entry, to bytes: inout [UInt8]) {
-        let lengthAt = bytes.count
-        bytes.append(contentsOf: [0, 0, 0, 0])
+        let lengthAt = bytes.beginSpoolEntry()
         let r = entry.record
         bytes.spool(entry.capture)
         bytes.spool(r.connection)
@@ -67,22 +66,13 @@ enum SpooledRecord {
         bytes.spool(r.paired ? 1 : 0)
         bytes.spool(r.flags.count)
         for flag in r.flags { bytes.spool(flag) }
-        let length = UInt32(truncatingIfNeeded: bytes.count - lengthAt - 4)
-        for i in 0..<4 { bytes[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
-    }
-
-    /// The length of the record starting at `bytes` (its 4 length bytes included), if they are there.
-    static func length(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        var length = 0
-        for i in 0..<4 { length |= Int(bytes[i]) << (8 * i) }
-        return 4 + length
+        bytes.endSpoolEntry(lengthAt)
     }
 
     /// Decodes one record written by `append` (all of its bytes, the length included); nil if they are not
     /// one (a damaged spool file).
     static func decode(_ bytes: UnsafeRawBufferPointer) -> Entry? {
-        var r = Reader(bytes: bytes, position: 4)
+        var r = SpoolReader(bytes: bytes, position: 4)
         guard let capture = r.int(), let connection = r.int(), let index = r.int(), let kindCode = r.int(),
             let time = r.int(), let client = r.string(), let server = r.string()
         else { return nil }
@@ -149,72 +139,5 @@ enum SpooledRecord {
             record.flags.append(flag)
         }
         return r.position == bytes.count ? (capture, record) : nil
-    }
-
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var position: Int
-
-        mutating func int() -> Int? {
-            var v: UInt64 = 0
-            var shift: UInt64 = 0
-            while position < bytes.count, shift < 64 {
-                let b = bytes[position]
-                position += 1
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { return Int(Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)) }
-                shift += 7
-            }
-            return nil
-        }
-
-        /// nil when the bytes are damaged; .some(nil) for a missing value.
-        mutating func optionalInt() -> Int?? {
-            guard let present = int() else { return nil }
-            if present == 0 { return .some(nil) }
-            guard let value = int() else { return nil }
-            return .some(value)
-        }
-
-        mutating func string() -> String? {
-            guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
-            defer { position += count }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
-        }
-
-        mutating func optionalString() -> String?? {
-            guard let count = int(), count >= -1, count <= bytes.count - position else { return nil }
-            if count == -1 { return .some(nil) }
-            defer { position += count }
-            return .some(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self))
-        }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Zigzag varint: small negative numbers stay short too.
-    fileprivate mutating func spool(_ value: Int) {
-        var v = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
-        while v >= 0x80 {
-            append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        append(UInt8(v))
-    }
-
-    fileprivate mutating func spool(_ value: Int?) {
-        guard let value else { return spool(0) }
-        spool(1)
-        spool(value)
-    }
-
-    fileprivate mutating func spool(_ text: String) {
-        spool(text.utf8.count)
-        append(contentsOf: text.utf8)
-    }
-
-    fileprivate mutating func spool(_ text: String?) {
-        guard let text else { return spool(-1) }
-        spool(text)
     }
 }

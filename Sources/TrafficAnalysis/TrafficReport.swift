@@ -5,7 +5,7 @@ public struct TrafficReport: Sendable {
     public var captures: [CaptureSummary]
     public var groupBy: [GroupField]
     /// Sorted by total bytes, descending, then by keys.
-    public var groups: [ReportGroup]
+    public var groups: ReportGroups
     public var totals: GroupTotals
     public var summary: ReportSummary
     /// Every record in capture, connection and exchange order; nil unless `keepMessages`.

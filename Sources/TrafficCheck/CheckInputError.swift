@@ -12,6 +12,8 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
     case reportNotBaseline(path: String)
     case invalidBudget(path: String, reason: String)
     case groupingMismatch(left: String, leftGroupBy: [GroupField], right: String, rightGroupBy: [GroupField])
+    /// The groups of a large report could not be read back from their temporary file (an I/O error).
+    case temporaryFile(reason: String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
         case let .groupingMismatch(left, leftGroupBy, right, rightGroupBy):
             func names(_ fields: [GroupField]) -> String { fields.map(\.rawValue).joined(separator: ",") }
             return "\(left) groups by \(names(leftGroupBy)) but \(right) by \(names(rightGroupBy)); they cannot be compared"
+        case let .temporaryFile(reason): return "groups: \(reason)"
         }
     }
 }

@@ -23,10 +23,14 @@ public struct GroupingSettings: Sendable, Equatable {
 
     /// Analyses captures into a snapshot of their groups.
     public func snapshot(of captures: [String]) throws(CheckInputError) -> Snapshot {
+        let report: TrafficReport
         do {
-            return Snapshot(report: try TrafficAnalyzer.analyze(paths: captures, options: reportOptions))
+            report = try TrafficAnalyzer.analyze(paths: captures, options: reportOptions)
         } catch {
             throw .capture(error)
         }
+        let snapshot = Snapshot(report: report)
+        if let failure = report.groups.readFailure { throw .temporaryFile(reason: failure) }
+        return snapshot
     }
 }

@@ -6,8 +6,14 @@ extension AnalyzeReport {
     private func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
 
 
-    func sortedGroups() -> [ReportGroup] {
-        var groups = report.groups
+    /// The table's rows in memory; nil when they are read in the report's order as the table is made (a report
+    /// too large for memory keeps its groups in a temporary file; `--sort` other than total reads them all in).
+    func tableGroups() -> [ReportGroup]? {
+        if sort == .total {
+            if let top { return Array(report.groups.prefix(top)) }
+            return report.groups.inMemory
+        }
+        var groups = report.groups.inMemory ?? Array(report.groups)
         switch sort {
         case .total: break  // the report's own order
         case .requests: groups.sort { $0.totals.requests > $1.totals.requests }
@@ -70,25 +76,52 @@ extension AnalyzeReport {
                 }
             }
         }
-        let groups = sortedGroups()
-        table.rowSource = (groups.count, { i, shown, cells in
-            groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
-        })
-        // Both closures only read `groups`: a large table is made on two threads when asked.
-        table.rowsOnTwoThreads = rowThreads > 1
-        table.rowWidths = { i, widths in
-            groups.withUnsafeBufferPointer { groups in
-                var column = 0
-                let group = groups.baseAddress! + i
-                for key in group.pointee.keys {
-                    widths[column] = max(widths[column], TextTable.displayWidth(key))
-                    column += 1
+        func widen(_ group: UnsafePointer<ReportGroup>, _ widths: inout [Int]) {
+            var column = 0
+            for key in group.pointee.keys {
+                widths[column] = max(widths[column], TextTable.displayWidth(key))
+                column += 1
+            }
+            forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
+                let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
+                widths[column] = max(widths[column], width)
+                column += 1
+            }
+        }
+        if let groups = tableGroups() {
+            table.rowSource = (groups.count, { i, shown, cells in
+                groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
+            })
+            // Both closures only read `groups`: a large table is made on two threads when asked.
+            table.rowsOnTwoThreads = rowThreads > 1
+            table.rowWidths = { i, widths in
+                groups.withUnsafeBufferPointer { widen($0.baseAddress! + i, &widths) }
+            }
+        } else {
+            // Read from the report's temporary file as the table is made, once to measure and once to write.
+            // Rows are asked for in order from 0, or on two threads from 0 and from the middle: each half
+            // has its own reader, used by one thread.
+            let groups = report.groups
+            let middle = groups.count / 2
+            // Each reader is touched only by the thread of its half (no access to the other's variable).
+            var first, second, firstMeasured, secondMeasured: ReportGroups.Iterator?
+            func advance(_ reader: inout ReportGroups.Iterator?, _ i: Int, start: Int) -> ReportGroup? {
+                if i == start {
+                    reader = nil  // the last pass's reader ends before the next one starts
+                    reader = groups.makeIterator(from: start)
                 }
-                forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
-                    let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
-                    widths[column] = max(widths[column], width)
-                    column += 1
-                }
+                return reader?.next()
+            }
+            table.rowSource = (groups.count, { i, shown, cells in
+                let group = i < middle ? advance(&first, i, start: 0) : advance(&second, i, start: middle)
+                guard var group else { return }
+                withUnsafePointer(to: &group) { row($0, shown: shown, into: &cells) }
+            })
+            table.rowsOnTwoThreads = rowThreads > 1
+            table.rowWidths = { i, widths in
+                let group = i < middle ? advance(&firstMeasured, i, start: 0) : advance(&secondMeasured, i, start: middle)
+                guard var group else { return }
+                withUnsafePointer(to: &group) { widen($0, &widths) }
             }
         }
         var totalKeys = report.groupBy.map { _ in "" }

@@ -47,6 +47,11 @@ struct Analyze: ParsableCommand {
     @Option(help: "Worker threads; connections are spread over them by a hash of their endpoints (default: cores).")
     var jobs: Int?
 
+    @Option(help: ArgumentHelp(
+        "Groups kept in memory per thread; more go to a temporary file in sorted runs (memory stays flat).",
+        valueName: "n"))
+    var groupsInMemory: Int = ReportOptions().groupsInMemory
+
     @Flag(help: "Inflate every gzip body instead of reading its size from the gzip trailer (slower; same numbers).")
     var verifyDecoding = false
 
@@ -79,6 +84,7 @@ struct Analyze: ParsableCommand {
             throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if groupsInMemory < 1 { throw ValidationError("--groups-in-memory must be at least 1") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256") }
     }
 
@@ -92,6 +98,7 @@ struct Analyze: ParsableCommand {
         options.pathGlob = path
         options.keepMessages = messages
         options.verifyDecoding = verifyDecoding
+        options.groupsInMemory = groupsInMemory
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
         options.analysis.verifyChecksums = checksums.verifyChecksums
@@ -114,6 +121,11 @@ struct Analyze: ParsableCommand {
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth
         try output.write { rendered.write(output.format, width: width, toBytes: $0) }
+        if let failure = report.groups.readFailure {
+            // Groups beyond what is kept in memory went to a temporary file, and could not all be read back.
+            printError("traffic: groups: \(failure); the report is incomplete")
+            throw ExitCode(inputErrorCode)
+        }
         if let failure = report.messages?.readFailure {
             // The records were spooled to a temporary file and could not all be read back: what was written
             // is a report cut short.

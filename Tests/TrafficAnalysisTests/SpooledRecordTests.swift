@@ -64,7 +64,7 @@ import TrafficHTTP
         for (i, record) in Self.records.enumerated() {
             let decoded = bytes.withUnsafeBytes { all -> SpooledRecord.Entry? in
                 let rest = UnsafeRawBufferPointer(rebasing: all[position...])
-                guard let length = SpooledRecord.length(rest) else { return nil }
+                guard let length = SpoolReader.entryLength(rest) else { return nil }
                 defer { position += length }
                 return SpooledRecord.decode(UnsafeRawBufferPointer(rebasing: rest[..<length]))
             }

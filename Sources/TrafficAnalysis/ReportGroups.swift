@@ -1,0 +1,275 @@
+import Synchronization
+
+/// The report's groups in report order (total bytes descending, then keys). A report with more groups
+/// than `ReportOptions.groupsInMemory` keeps them in sorted runs in a temporary file and merges the runs as
+/// it is read, so that reading holds one group per run; read it as often as needed.
+public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
+    public typealias Element = ReportGroup
+
+    enum Storage: Sendable {
+        case memory([ReportGroup])
+        case runs([GroupRun])
+
+        /// As runs to merge.
+        var runs: [GroupRun] {
+            switch self {
+            case .memory(let groups): groups.isEmpty ? [] : [.memory(groups.map { SpilledGroup(hash: 0, group: $0) })]
+            case .runs(let runs): runs
+            }
+        }
+    }
+
+    let storage: Storage
+    public let count: Int
+    /// Set when reading the temporary file back failed (a short read or a damaged entry of our own file): the
+    /// reading that met it stopped early.
+    public var readFailure: String? { status.failure.withLock { $0 } }
+    let status: SpoolReadStatus
+
+    /// `status`: shared with whatever read the runs before (a failure there is this list's failure too).
+    init(storage: Storage, count: Int, status: SpoolReadStatus = SpoolReadStatus()) {
+        self.storage = storage
+        self.count = count
+        self.status = status
+    }
+
+    public init(_ groups: [ReportGroup]) { self.init(storage: .memory(groups), count: groups.count) }
+
+    public init(arrayLiteral elements: ReportGroup...) { self.init(elements) }
+
+    /// Every group, when they are all in memory (nil when they are read from a temporary file).
+    public var inMemory: [ReportGroup]? {
+        if case .memory(let groups) = storage { return groups }
+        return nil
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    public func makeIterator() -> Iterator { makeIterator(from: 0) }
+
+    /// Reads from the `start`th group on (so that two threads can each make half of a large table: the
+    /// groups before `start` are merged and skipped on the reading thread).
+    public func makeIterator(from start: Int) -> Iterator {
+        switch storage {
+        case .memory(let groups): Iterator(groups: groups, position: Swift.min(Swift.max(0, start), groups.count))
+        case .runs(let runs): Iterator(reading: GroupPrefetch(runs, status: status, skipping: start))
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        private var groups: [ReportGroup] = []
+        private var position = 0
+        private var reading: GroupPrefetch?
+
+        init(groups: [ReportGroup], position: Int) {
+            self.groups = groups
+            self.position = position
+        }
+        init(reading: GroupPrefetch) { self.reading = reading }
+
+        public mutating func next() -> ReportGroup? {
+            if position == groups.count {
+                guard let reading, let batch = reading.batches.pop() else { return nil }
+                groups = batch
+                position = 0
+            }
+            defer { position += 1 }
+            return groups[position]
+        }
+    }
+}
+
+/// Merges runs on a thread of its own, a few batches ahead of the reader: reading and decoding the
+/// temporary file overlaps with whatever the reader makes of the groups (table cells, CSV, JSON).
+final class GroupPrefetch: Sendable {
+    let batches = BlockingQueue<[ReportGroup]>(capacity: 4)
+    private let thread: WorkerThread
+    private static let batchSize = 512
+
+    init(_ runs: [GroupRun], status: SpoolReadStatus, skipping: Int) {
+        let batches = self.batches
+        thread = WorkerThread {
+            var merging = GroupRunMerge(runs, order: .report, status: status)
+            for _ in 0..<max(0, skipping) where merging.next() == nil { break }
+            var batch: [ReportGroup] = []
+            batch.reserveCapacity(Self.batchSize)
+            while let next = merging.next() {
+                batch.append(next.group)
+                if batch.count == Self.batchSize {
+                    guard batches.push(batch) else { return }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { batches.push(batch) }
+            batches.close()
+        }
+        thread.start()
+    }
+
+    /// A reader that stops early (`--top`) lets the thread end.
+    deinit {
+        batches.cancel()
+        thread.join()
+    }
+}
+
+extension ReportGroup {
+    /// The report's order: total bytes descending, then keys. Ties are common (ids in paths, same sizes):
+    /// equal fields (often one shared string) are skipped with one `==` where lexicographicallyPrecedes
+    /// would compare them twice with `<`.
+    static func precedes(_ aTotal: Int, _ a: [String], _ bTotal: Int, _ b: [String]) -> Bool {
+        if aTotal != bTotal { return aTotal > bTotal }
+        for i in a.indices where a[i] != b[i] { return a[i] < b[i] }
+        return false
+    }
+}
+
+/// Shared by the readers of one list of runs (it may be read on another thread than the caller's).
+final class SpoolReadStatus: Sendable {
+    let failure = Mutex<String?>(nil)
+
+    func fail(_ reason: String) {
+        failure.withLock { if $0 == nil { $0 = reason } }
+    }
+}
+
+/// One sorted run of groups: in memory, or a range of a spool file.
+enum GroupRun: Sendable {
+    case memory([SpilledGroup])
+    case spilled(RecordSpool, Range<Int64>)
+}
+
+/// Groups put into report order in runs of `runLength`: each full run is sorted and written to the
+/// temporary file (kept in memory when it cannot be written), the last one stays in memory.
+struct ReportOrderRuns {
+    private let runLength: Int
+    private let spool: RecordSpool?
+    private var pending: [ReportGroup] = []
+    private var runs: [GroupRun] = []
+    private var bytes: [UInt8] = []
+    /// Set when a run could not be written.
+    private(set) var failure: String?
+
+    init(runLength: Int, spool: RecordSpool?) {
+        self.runLength = runLength
+        self.spool = spool
+    }
+
+    mutating func add(_ group: ReportGroup) {
+        pending.append(group)
+        if pending.count >= runLength { writeRun() }
+    }
+
+    private mutating func writeRun() {
+        Self.sort(&pending)
+        if let spool, failure == nil {
+            bytes.removeAll(keepingCapacity: true)
+            for group in pending { SpooledGroup.append(hash: 0, group, to: &bytes) }
+            if let range = spool.append(bytes) {
+                runs.append(.spilled(spool, range))
+                pending.removeAll(keepingCapacity: true)
+                return
+            }
+            failure = "cannot write a temporary file in \(spool.directory)"
+        }
+        runs.append(.memory(pending.map { SpilledGroup(hash: 0, group: $0) }))
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The groups in report order: in memory when they fit in one run, else the runs to merge.
+    mutating func finish() -> ReportGroups.Storage {
+        if runs.isEmpty {
+            Self.sort(&pending)
+            defer { pending = [] }
+            return .memory(pending)
+        }
+        if !pending.isEmpty {
+            Self.sort(&pending)
+            runs.append(.memory(pending.map { SpilledGroup(hash: 0, group: $0) }))
+            pending = []
+        }
+        return .runs(runs)
+    }
+
+    /// Sorts small (total, index) pairs, then moves the groups into that order.
+    static func sort(_ groups: inout [ReportGroup]) {
+        let order = groups.withUnsafeBufferPointer { groups in
+            var order = groups.indices.map { (total: groups[$0].totals.totalBytes, at: $0) }
+            order.sort { a, b in ReportGroup.precedes(a.total, groups[a.at].keys, b.total, groups[b.at].keys) }
+            return order.map(\.at)
+        }
+        ReportBuilder.permute(&groups, by: order)
+    }
+}
+
+/// Merges sorted runs of groups into one sorted sequence.
+struct GroupRunMerge {
+    enum Order {
+        /// By key hash, then keys: how a builder's spilled runs are sorted, so that equal keys meet.
+        case aggregation
+        /// `ReportGroup.precedes`.
+        case report
+    }
+
+    private var readers: [Reader]
+    private var heap = MergeHeap()
+    private let order: Order
+
+    init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
+        self.order = order
+        readers = runs.map { Reader($0, status: status) }
+        for i in readers.indices where readers[i].head != nil { heap.push(i, before: before) }
+    }
+
+    mutating func next() -> SpilledGroup? {
+        guard let top = heap.top else { return nil }
+        let head = readers[top].head!
+        readers[top].advance()
+        heap.topAdvanced(exhausted: readers[top].head == nil, before: before)
+        return head
+    }
+
+    /// Whether the head of run `a` comes before the head of run `b`; ties go to the earlier run.
+    private func before(_ a: Int, _ b: Int) -> Bool {
+        let x = readers[a].head!, y = readers[b].head!
+        switch order {
+        case .aggregation:
+            if x.hash != y.hash { return x.hash < y.hash }
+            if x.group.keys != y.group.keys { return x.group.keys.lexicographicallyPrecedes(y.group.keys) }
+        case .report:
+            let xt = x.group.totals.totalBytes, yt = y.group.totals.totalBytes
+            if ReportGroup.precedes(xt, x.group.keys, yt, y.group.keys) { return true }
+            if ReportGroup.precedes(yt, y.group.keys, xt, x.group.keys) { return false }
+        }
+        return a < b
+    }
+
+    /// Reads one run in order, a buffer of the spool file at a time.
+    private struct Reader {
+        private let run: GroupRun
+        private let status: SpoolReadStatus
+        private var position = 0
+        private var cursor: SpoolCursor?
+        private(set) var head: SpilledGroup?
+
+        init(_ run: GroupRun, status: SpoolReadStatus) {
+            self.run = run
+            self.status = status
+            if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
+            advance()
+        }
+
+        mutating func advance() {
+            switch run {
+            case .memory(let groups):
+                head = position < groups.count ? groups[position] : nil
+                position += 1
+            case .spilled:
+                head = cursor?.next(SpooledGroup.decode)
+                // A damaged or short read ends the run (our own file: an I/O error), reported through
+                // `status`; the normal end of the run is no failure.
+                if head == nil, let failure = cursor?.failure { status.fail(failure) }
+            }
+        }
+    }
+}

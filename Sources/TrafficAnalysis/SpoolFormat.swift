@@ -1,0 +1,195 @@
+/// The pieces shared by everything written to a `RecordSpool` (records for `--messages`, groups when there
+/// are too many to keep): length-prefixed entries of zigzag varints and strings, a cursor that reads a run
+/// of them back a buffer at a time, and the heap that merges sorted runs.
+
+extension Array where Element == UInt8 {
+    /// Starts an entry: room for its little-endian UInt32 length, filled in by `endSpoolEntry`.
+    mutating func beginSpoolEntry() -> Int {
+        append(contentsOf: [0, 0, 0, 0])
+        return count - 4
+    }
+
+    mutating func endSpoolEntry(_ lengthAt: Int) {
+        let length = UInt32(truncatingIfNeeded: count - lengthAt - 4)
+        for i in 0..<4 { self[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
+    }
+
+    /// Zigzag varint: small negative numbers stay short too.
+    mutating func spool(_ value: Int) {
+        var v = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
+        while v >= 0x80 {
+            append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        append(UInt8(v))
+    }
+
+    mutating func spool(_ value: Int?) {
+        guard let value else { return spool(0) }
+        spool(1)
+        spool(value)
+    }
+
+    mutating func spool(_ text: String) {
+        spool(text.utf8.count)
+        append(contentsOf: text.utf8)
+    }
+
+    mutating func spool(_ text: String?) {
+        guard let text else { return spool(-1) }
+        spool(text)
+    }
+}
+
+/// Reads the values of one entry in the order `spool` wrote them; nil wherever the bytes are damaged.
+struct SpoolReader {
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
+
+    /// The length of the entry starting at `bytes` (its 4 length bytes included), if they are there.
+    static func entryLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        var length = 0
+        for i in 0..<4 { length |= Int(bytes[i]) << (8 * i) }
+        return 4 + length
+    }
+
+    mutating func int() -> Int? {
+        var v: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count, shift < 64 {
+            let b = bytes[position]
+            position += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return Int(Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)) }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// nil when the bytes are damaged; .some(nil) for a missing value.
+    mutating func optionalInt() -> Int?? {
+        guard let present = int() else { return nil }
+        if present == 0 { return .some(nil) }
+        guard let value = int() else { return nil }
+        return .some(value)
+    }
+
+    mutating func string() -> String? {
+        guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
+        defer { position += count }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
+    }
+
+    mutating func optionalString() -> String?? {
+        guard let count = int(), count >= -1, count <= bytes.count - position else { return nil }
+        if count == -1 { return .some(nil) }
+        defer { position += count }
+        return .some(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self))
+    }
+}
+
+/// Reads the entries of one range of a spool file in order, a buffer at a time.
+struct SpoolCursor {
+    let spool: RecordSpool
+    let range: Range<Int64>
+    private var offset: Int64
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var end = 0
+    /// Why the last read came back short, or that an entry was damaged.
+    private(set) var lastError: String?
+
+    private static let bufferSize = 64 << 10
+
+    init(_ spool: RecordSpool, _ range: Range<Int64>) {
+        self.spool = spool
+        self.range = range
+        offset = range.lowerBound
+    }
+
+    /// The next entry, made by `decode` from its bytes (length included); nil at the end of the range, or when
+    /// the entry is short or damaged (then `failure` says why).
+    mutating func next<Entry>(_ decode: (UnsafeRawBufferPointer) -> Entry?) -> Entry? {
+        guard fill(4) else { return nil }
+        guard let length = buffer.withUnsafeBytes({ SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: $0[start..<end])) })
+        else {
+            lastError = lastError ?? "a damaged record"
+            return nil
+        }
+        guard fill(length) else { return nil }
+        defer { start += length }
+        let entry = buffer.withUnsafeBytes { decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+        if entry == nil { lastError = lastError ?? "a damaged record" }
+        return entry
+    }
+
+    /// After `next` returned nil: why the range did not end normally (nil when it simply ended).
+    var failure: String? {
+        if lastError != nil || offset < range.upperBound || start < end {
+            return "cannot read back the temporary file in \(spool.directory): \(lastError ?? "the file ended early")"
+        }
+        return nil
+    }
+
+    /// Makes sure `count` unread bytes are in the buffer, reading more of the range; false at its end.
+    private mutating func fill(_ count: Int) -> Bool {
+        if end - start >= count { return true }
+        let left = range.upperBound - offset
+        guard Int64(end - start) + left >= Int64(count) else { return false }
+        // Keep the unread bytes at the front, then read as much as fits (an entry longer than the buffer
+        // grows it).
+        let unread = Array(buffer[start..<end])
+        let size = max(Self.bufferSize, count)
+        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
+        buffer.replaceSubrange(0..<unread.count, with: unread)
+        let want = Int(min(Int64(buffer.count - unread.count), left))
+        let read = buffer.withUnsafeMutableBytes {
+            spool.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[unread.count..<(unread.count + want)]), at: offset)
+        }
+        if read < want { lastError = spool.lastReadError ?? "the file ended early" }
+        offset += Int64(read)
+        start = 0
+        end = unread.count + read
+        return end - start >= count
+    }
+}
+
+/// Merges sorted runs: the indexes of runs that still have a head, as a binary min-heap by `before` (a
+/// comparison of two runs' heads). Callers break ties by run index, so that equal heads come from the
+/// earlier run first, as a stable sort of everything would order them.
+struct MergeHeap {
+    private(set) var runs: [Int] = []
+
+    /// The run whose head comes first.
+    var top: Int? { runs.first }
+
+    mutating func push(_ run: Int, before: (Int, Int) -> Bool) {
+        runs.append(run)
+        var i = runs.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard before(runs[i], runs[parent]) else { break }
+            runs.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    /// After the top run advanced: `exhausted` when it has no head any more.
+    mutating func topAdvanced(exhausted: Bool, before: (Int, Int) -> Bool) {
+        if exhausted {
+            runs[0] = runs[runs.count - 1]
+            runs.removeLast()
+        }
+        var i = 0
+        while true {
+            let left = 2 * i + 1, right = left + 1
+            var smallest = i
+            if left < runs.count, before(runs[left], runs[smallest]) { smallest = left }
+            if right < runs.count, before(runs[right], runs[smallest]) { smallest = right }
+            if smallest == i { return }
+            runs.swapAt(i, smallest)
+            i = smallest
+        }
+    }
+}

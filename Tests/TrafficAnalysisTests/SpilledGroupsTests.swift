@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import TrafficAnalysis
+
+/// Groups beyond `groupsInMemory` go to a temporary file in runs sorted by key hash, merged when the report
+/// is made and again (in report order) as it is read: the same groups, totals, order and counts as keeping
+/// every group in memory, on one thread and on three, with overhead pinned to groups across writes.
+@Suite struct SpilledGroupsTests {
+    static let captures = AccountingInvariantTests.sampleFiles.filter { !$0.contains("truncated") }
+        + AccountingInvariantTests.corpusFiles
+
+    static func dump(_ groups: ReportGroups) -> [String] {
+        groups.map { "\($0.keys) \($0.totals)" }
+    }
+
+    @Test(arguments: captures)
+    func spilledGroupsEqualTheInMemoryReport(path: String) throws {
+        for overhead in [OverheadOptions.all, []] {
+            for groupBy in [[GroupField.host, .path], [.method, .status, .contentType]] {
+                var options = ReportOptions()
+                options.overhead = overhead
+                options.groupBy = groupBy
+                let expected = try TrafficAnalyzer.analyze(paths: [path], options: options)
+                let rows = Self.dump(expected.groups)
+                // Nothing was written with the default budget on these small captures.
+                #expect(expected.groups.inMemory != nil)
+                for (jobs, budget) in [(1, 1), (1, 3), (3, 1), (3, 2)] {
+                    options.jobs = jobs
+                    options.groupsInMemory = budget
+                    let spilled = try TrafficAnalyzer.analyze(paths: [path], options: options)
+                    let label = "\(path) jobs \(jobs) budget \(budget) \(groupBy) overhead \(overhead)"
+                    #expect(spilled.warnings.map(\.description) == expected.warnings.map(\.description), "\(label)")
+                    #expect(spilled.groups.count == rows.count, "\(label)")
+                    #expect(Self.dump(spilled.groups) == rows, "\(label)")
+                    #expect(Self.dump(spilled.groups) == rows, "read twice: \(label)")
+                    #expect(spilled.summary == expected.summary, "\(label)")
+                    #expect(spilled.totals == expected.totals, "\(label)")
+                    #expect(spilled.normalizedGroupCount == expected.normalizedGroupCount, "\(label)")
+                    #expect(spilled.groups.readFailure == nil)
+                    for start in [0, 1, rows.count / 2, rows.count, rows.count + 3] {
+                        var reader = spilled.groups.makeIterator(from: start)
+                        var read: [String] = []
+                        while let group = reader.next() { read.append("\(group.keys) \(group.totals)") }
+                        #expect(read == Array(rows.dropFirst(start)), "from \(start): \(label)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// No temporary file can be made: the groups stay in memory, the report is the same, a warning says so.
+    @Test func anUnwritableDirectoryKeepsGroupsInMemory() throws {
+        let path = try #require(Self.captures.max { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0) ?? 0
+            < (try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int ?? 0) ?? 0 })
+        var options = ReportOptions()
+        let expected = Self.dump(try TrafficAnalyzer.analyze(paths: [path], options: options).groups)
+        options.groupsInMemory = 1
+        options.messageSpoolDirectory = "/nonexistent/traffic-test"
+        for jobs in [1, 3] {
+            options.jobs = jobs
+            let report = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            #expect(Self.dump(report.groups) == expected)
+            #expect(report.warnings.map(\.description)
+                == ["warning: groups: cannot create a temporary file in /nonexistent/traffic-test; groups are kept in memory"])
+        }
+    }
+
+    /// Every sum survives the byte form, the rare ones and negative values (wrapped sums) included.
+    @Test func aSpooledGroupReadsBackWhole() throws {
+        var totals = GroupTotals()
+        totals.requests = 3
+        totals.responses = 1 << 40
+        totals.incomplete = -2
+        var value = 1
+        let sides: [WritableKeyPath<GroupTotals, SideTotals>] = [\.request, \.response]
+        for side in sides {
+            let fields: [WritableKeyPath<SideTotals, Int>] = [\.bytes, \.lineBytes, \.headerBytes, \.cookieBytes, \.bodyBytes, \.encodedBodyBytes,
+                \.decodedBodyBytes, \.decodeUnknown, \.compressedBodyBytes, \.uncompressedBodyBytes, \.tunnelBytes,
+                \.handshakeBytes, \.teardownBytes, \.packetOverheadBytes, \.retransmittedBytes]
+            for field in fields {
+                value = value &* 37 &+ 11
+                totals[keyPath: side.appending(path: field)] = value.isMultiple(of: 3) ? -value : value
+            }
+        }
+        totals.response.decodeUnknown = Int.min
+        let group = ReportGroup(keys: ["api.example.com", "/ü/ñ", ""], totals: totals)
+        var bytes: [UInt8] = []
+        SpooledGroup.append(hash: UInt64.max - 5, group, to: &bytes)
+        let decoded = try #require(bytes.withUnsafeBytes { SpooledGroup.decode($0) })
+        #expect(decoded.hash == UInt64.max - 5)
+        #expect(decoded.group.keys == group.keys)
+        #expect(decoded.group.totals == totals)
+        // A cut entry is damage, not a shorter group.
+        #expect(bytes.withUnsafeBytes { SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) } == nil)
+    }
+
+    /// A sum added to the totals without being added to the byte form would vanish from large reports only.
+    @Test func theByteFormHasEveryStoredSum() {
+        #expect(Mirror(reflecting: GroupTotals()).children.count == SpooledGroup.totalsFieldCount)
+        // Ten sums, and the five rare ones stored together.
+        #expect(Mirror(reflecting: SideTotals()).children.count == SpooledGroup.sideFieldCount - 5 + 1)
+    }
+}

@@ -64,9 +64,8 @@ final class ReportBuilder {
 
     /// Counts `record` in its group (unless a filter leaves it out).
     func add(_ record: HTTPMessageRecord, capture: Int) {
-        guard let slot = count(record, capture: capture) else { return }
+        guard count(record, capture: capture) != nil else { return }
         if groups.count >= spillAt { spillGroups() }
-        _ = slot
     }
 
     /// `add`, for a record whose connection overhead follows (`addOverhead`): returns a pin of its group

@@ -43,8 +43,6 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         return nil
     }
 
-    public var isEmpty: Bool { count == 0 }
-
     public func makeIterator() -> Iterator { makeIterator(from: 0) }
 
     /// Reads from the `start`th group on (so that two threads can each make half of a large table: the

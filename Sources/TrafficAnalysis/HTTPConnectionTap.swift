@@ -71,19 +71,19 @@ final class HTTPConnectionTap: TCPStreamHandler {
         let index: Int
         let segmentHeaderBytes: Int
         /// The pin, or -1.
-        private let group: Int
+        private let storedPin: Int
         let kind: HTTPMessageRecord.Kind
         let switches: Bool
 
         init(_ record: HTTPMessageRecord, pin: Int?) {
             index = record.index
             segmentHeaderBytes = record.segmentHeaderBytes
-            group = pin ?? -1
+            storedPin = pin ?? -1
             kind = record.kind
             switches = HTTPConnectionTap.switches(record)
         }
 
-        var pin: Int? { group >= 0 ? group : nil }
+        var pin: Int? { storedPin >= 0 ? storedPin : nil }
     }
 
     /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's

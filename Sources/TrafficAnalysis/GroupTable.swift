@@ -9,17 +9,19 @@ struct GroupTable {
     private static let chunkSize = 1 << chunkShift
 
     /// The index: open addressing over (hash, slot) pairs, linear probing, at most half full. Hashes are
-    /// kept, so growing never reads a string again and a probe that meets another group is told apart
-    /// without comparing strings; groups are never removed one by one.
+    /// kept, so growing never reads a key again and a probe that meets another group is told apart
+    /// without comparing keys; groups are never removed one by one.
     private var indexHashes: [UInt64] = Array(repeating: 0, count: 1024)
     private var indexSlots: [Int32] = Array(repeating: -1, count: 1024)
-    /// The keys of each slot, in the order the groups appeared.
-    private(set) var keys: [[String]] = []
+    /// Every slot's key as `GroupKeyBytes`, one after the other in the order the groups appeared: slot `s`'s
+    /// are `keyBytes[keyEnds[s - 1]..<keyEnds[s]]`.
+    private var keyBytes: [UInt8] = []
+    private var keyEnds: [Int] = []
     /// The hash of each slot's key, so that merging shard tables does not read and hash every key again.
     private var slotHashes: [UInt64] = []
     private var chunks: [[GroupTotals]] = []
 
-    var count: Int { keys.count }
+    var count: Int { keyEnds.count }
 
     /// The slot of `key`, made (with empty totals) if it is new.
     mutating func slot(for key: [String]) -> Int { slot(for: key, hash: Self.hash(key)) }
@@ -29,21 +31,52 @@ struct GroupTable {
         let mask = indexSlots.count - 1
         var probe = Int(truncatingIfNeeded: hash) & mask
         while indexSlots[probe] >= 0 {
-            if indexHashes[probe] == hash, keys[Int(indexSlots[probe])] == key { return Int(indexSlots[probe]) }
+            let slot = Int(indexSlots[probe])
+            if indexHashes[probe] == hash, withKey(ofSlot: slot, { GroupKeyBytes.matches($0, key) }) { return slot }
             probe = (probe + 1) & mask
         }
-        let slot = keys.count
+        GroupKeyBytes.append(key, to: &keyBytes)
+        return insert(hash: hash, at: probe)
+    }
+
+    /// The slot of the key whose `GroupKeyBytes` are `key` and whose hash is `hash`.
+    mutating func slot(forKeyBytes key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
+        let mask = indexSlots.count - 1
+        var probe = Int(truncatingIfNeeded: hash) & mask
+        while indexSlots[probe] >= 0 {
+            let slot = Int(indexSlots[probe])
+            if indexHashes[probe] == hash, withKey(ofSlot: slot, { GroupKeyBytes.equal($0, key) }) { return slot }
+            probe = (probe + 1) & mask
+        }
+        keyBytes.append(contentsOf: key)
+        return insert(hash: hash, at: probe)
+    }
+
+    /// A new slot for the key just appended to `keyBytes`, at index position `probe`.
+    private mutating func insert(hash: UInt64, at probe: Int) -> Int {
+        let slot = keyEnds.count
         indexHashes[probe] = hash
         indexSlots[probe] = Int32(truncatingIfNeeded: slot)
-        keys.append(key)
+        keyEnds.append(keyBytes.count)
         slotHashes.append(hash)
-        if keys.count * 2 > indexSlots.count { growIndex() }
+        if keyEnds.count * 2 > indexSlots.count { growIndex() }
         if slot & (Self.chunkSize - 1) == 0 {
             chunks.append([])
             chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
         }
         chunks[chunks.count - 1].append(GroupTotals())
         return slot
+    }
+
+    /// Calls `body` with slot `slot`'s key as `GroupKeyBytes` (valid only inside `body`).
+    func withKey<Result>(ofSlot slot: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let start = slot == 0 ? 0 : keyEnds[slot - 1]
+        return keyBytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<keyEnds[slot]])) }
+    }
+
+    /// Slot `slot`'s key fields.
+    func keys(ofSlot slot: Int) -> [String] {
+        withKey(ofSlot: slot) { GroupKeyBytes.decode($0) } ?? []
     }
 
     private mutating func growIndex() {
@@ -96,11 +129,20 @@ struct GroupTable {
     /// The hash of slot `slot`'s key.
     func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
 
-    /// Every slot in the order of spilled runs: by key hash, then keys (`GroupRunMerge.Order.aggregation`).
+    /// Every slot in the order of spilled runs: by key hash, then key bytes (`GroupRunMerge.Order.aggregation`).
     func slotsInSpillOrder() -> [Int] {
         var order = Array(0..<count)
-        order.sort { a, b in
-            slotHashes[a] != slotHashes[b] ? slotHashes[a] < slotHashes[b] : keys[a].lexicographicallyPrecedes(keys[b])
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { ends in
+                func key(_ slot: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
+                }
+                slotHashes.withUnsafeBufferPointer { hashes in
+                    order.sort { a, b in
+                        hashes[a] != hashes[b] ? hashes[a] < hashes[b] : GroupKeyBytes.bytesPrecede(key(a), key(b))
+                    }
+                }
+            }
         }
         return order
     }
@@ -108,7 +150,10 @@ struct GroupTable {
     /// Appends slot `slot`'s group to `bytes` as a `SpooledGroup`, read in place.
     func spool(_ slot: Int, to bytes: inout [UInt8]) {
         chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
-            SpooledGroup.append(hash: slotHashes[slot], keys: keys[slot], totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)), to: &bytes)
+            withKey(ofSlot: slot) { key in
+                SpooledGroup.append(
+                    hash: slotHashes[slot], keyBytes: key, totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)), to: &bytes)
+            }
         }
     }
 
@@ -117,21 +162,16 @@ struct GroupTable {
         _modify { yield &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
     }
 
-    /// Calls `body` with every group in slot order and leaves the table empty. Each chunk is freed as soon
-    /// as it is passed on, so the groups exist about once, not twice, wherever they go.
-    mutating func drain(_ body: ([String], GroupTotals) -> Void) {
-        drain { keys, _, totals in body(keys, totals) }
-    }
-
-    /// `drain`, with each key's hash.
-    mutating func drain(_ body: ([String], UInt64, GroupTotals) -> Void) {
+    /// Calls `body` with every group in slot order (its key as `GroupKeyBytes`, its hash, its totals) and
+    /// leaves the table empty. Each chunk of totals is freed as soon as it is passed on.
+    mutating func drain(_ body: (UnsafeRawBufferPointer, UInt64, GroupTotals) -> Void) {
         // No more lookups: the index goes before the rows are made.
         indexHashes = []
         indexSlots = []
         var slot = 0
         for c in chunks.indices {
             for totals in chunks[c] {
-                body(keys[slot], slotHashes[slot], totals)
+                withKey(ofSlot: slot) { body($0, slotHashes[slot], totals) }
                 slot += 1
             }
             chunks[c] = []
@@ -143,7 +183,7 @@ struct GroupTable {
     mutating func drainRows() -> [ReportGroup] {
         var rows: [ReportGroup] = []
         rows.reserveCapacity(count)
-        drain { rows.append(ReportGroup(keys: $0, totals: $1)) }
+        drain { key, _, totals in rows.append(ReportGroup(keys: GroupKeyBytes.decode(key) ?? [], totals: totals)) }
         return rows
     }
 

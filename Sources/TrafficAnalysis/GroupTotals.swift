@@ -104,6 +104,37 @@ public struct SideTotals: Sendable, Equatable {
     public var compressionSavingBytes: Int { uncompressedBodyBytes - compressedBodyBytes }
 }
 
+extension SideTotals {
+    /// `SpooledGroup.sideFieldCount` sums, in declaration order (the byte form of spilled groups).
+    func store(into sums: UnsafeMutablePointer<Int>) {
+        sums[0] = bytes
+        sums[1] = lineBytes
+        sums[2] = headerBytes
+        sums[3] = cookieBytes
+        sums[4] = bodyBytes
+        sums[5] = encodedBodyBytes
+        sums[6] = decodedBodyBytes
+        sums[7] = decodeUnknown
+        sums[8] = compressedBodyBytes
+        sums[9] = uncompressedBodyBytes
+        for i in 0..<5 { sums[10 + i] = rare(i) }
+    }
+
+    init(sums: UnsafePointer<Int>) {
+        bytes = sums[0]
+        lineBytes = sums[1]
+        headerBytes = sums[2]
+        cookieBytes = sums[3]
+        bodyBytes = sums[4]
+        encodedBodyBytes = sums[5]
+        decodedBodyBytes = sums[6]
+        decodeUnknown = sums[7]
+        compressedBodyBytes = sums[8]
+        uncompressedBodyBytes = sums[9]
+        for i in 0..<5 { setRare(i, sums[10 + i]) }
+    }
+}
+
 /// The totals of one group of records.
 public struct GroupTotals: Sendable, Equatable {
     public var requests = 0
@@ -135,6 +166,23 @@ public struct GroupTotals: Sendable, Equatable {
     /// Overhead of a request or response counted earlier (`add(_:)` of its record).
     mutating func add(_ overhead: RecordOverhead, kind: HTTPMessageRecord.Kind) {
         if kind == .request { request.add(overhead) } else { response.add(overhead) }
+    }
+
+    /// Every sum (`SpooledGroup.sumCount`): the counts, then each side's `SideTotals.store(into:)`.
+    func store(into sums: UnsafeMutablePointer<Int>) {
+        sums[0] = requests
+        sums[1] = responses
+        sums[2] = incomplete
+        request.store(into: sums + 3)
+        response.store(into: sums + 3 + SpooledGroup.sideFieldCount)
+    }
+
+    init(sums: UnsafePointer<Int>) {
+        requests = sums[0]
+        responses = sums[1]
+        incomplete = sums[2]
+        request = SideTotals(sums: sums + 3)
+        response = SideTotals(sums: sums + 3 + SpooledGroup.sideFieldCount)
     }
 
     mutating func add(_ other: GroupTotals) {

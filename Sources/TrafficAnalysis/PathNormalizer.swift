@@ -59,17 +59,20 @@ public struct PathNormalizer: Sendable {
     /// for each identifier), without making it: counting distinct results only needs to hash them.
     public static func forEachCollapsedPiece(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var path = path
-        path.withUTF8 { bytes in
-            guard bytes.first == UInt8(ascii: "/") else { return body(bytes) }
-            var copied = 0
-            forEachIdentifier(in: bytes, from: 0) { segment in
-                body(UnsafeBufferPointer(rebasing: bytes[copied..<segment.lowerBound]))
-                StaticString("{id}").withUTF8Buffer(body)
-                copied = segment.upperBound
-                return true
-            }
-            body(UnsafeBufferPointer(rebasing: bytes[copied...]))
+        path.withUTF8 { forEachCollapsedPiece(utf8: $0, body) }
+    }
+
+    /// `forEachCollapsedPiece` of a path's UTF-8 bytes.
+    static func forEachCollapsedPiece(utf8 bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard bytes.first == UInt8(ascii: "/") else { return body(bytes) }
+        var copied = 0
+        forEachIdentifier(in: bytes, from: 0) { segment in
+            body(UnsafeBufferPointer(rebasing: bytes[copied..<segment.lowerBound]))
+            StaticString("{id}").withUTF8Buffer(body)
+            copied = segment.upperBound
+            return true
         }
+        body(UnsafeBufferPointer(rebasing: bytes[copied...]))
     }
 
     /// Calls `body` with the range of every identifier segment at or after `start` (a segment start), in order,
@@ -161,6 +164,23 @@ struct NormalizedKeyCounter {
                 bytes.append(contentsOf: field.utf8)
             }
             bytes.append(0xFF)
+        }
+        insert(bytes, hash: bytes.withUnsafeBufferPointer(GroupTable.hash))
+    }
+
+    /// `add`, of a key as `GroupKeyBytes`.
+    mutating func add(keyBytes: UnsafeRawBufferPointer) {
+        bytes.removeAll(keepingCapacity: true)
+        var i = 0
+        GroupKeyBytes.forEachField(keyBytes) { field in
+            let utf8 = field.assumingMemoryBound(to: UInt8.self)
+            if i == pathColumn {
+                PathNormalizer.forEachCollapsedPiece(utf8: utf8) { bytes.append(contentsOf: $0) }
+            } else {
+                bytes.append(contentsOf: utf8)
+            }
+            bytes.append(0xFF)
+            i += 1
         }
         insert(bytes, hash: bytes.withUnsafeBufferPointer(GroupTable.hash))
     }

@@ -153,7 +153,7 @@ final class ReportBuilder {
                 pinSlots[pin] = new
                 continue
             }
-            let new = kept.slot(for: groups.keys[Int(old)], hash: groups.hash(ofSlot: Int(old)))
+            let new = groups.withKey(ofSlot: Int(old)) { kept.slot(forKeyBytes: $0, hash: groups.hash(ofSlot: Int(old))) }
             kept[new] = groups[Int(old)]
             moved[old] = Int32(truncatingIfNeeded: new)
             pinSlots[pin] = Int32(truncatingIfNeeded: new)
@@ -300,8 +300,8 @@ final class ReportBuilder {
             swap(&groups, &shard.groups)
         } else {
             // Stored hashes: the shard's keys are read only where a hash matches (groups in both shards).
-            shard.groups.drain { keys, hash, totals in
-                groups[groups.slot(for: keys, hash: hash)].add(totals)
+            shard.groups.drain { key, hash, totals in
+                groups[groups.slot(forKeyBytes: key, hash: hash)].add(totals)
                 if groups.count >= spillAt { spillGroups() }
             }
         }
@@ -330,7 +330,8 @@ final class ReportBuilder {
 
     /// Every group in the table, sorted in memory.
     private func buildGroupsInMemory() -> (rows: ReportGroups, normalizedCount: Int?) {
-        let keys = groups.keys
+        var rows = groups.drainRows()
+        let keys = rows.map(\.keys)
         // Counting what `--normalize-paths` would leave reads only the keys: with more than one job it runs
         // on a second thread while the rows are sorted.
         let normalizedCount = NormalizedCount()
@@ -344,11 +345,10 @@ final class ReportBuilder {
                 count()
             }
         }
-        // Sort small (total, slot) pairs, then move the rows into that order: totals are large to move around.
-        var order = (0..<groups.count).map { (total: groups[$0].totalBytes, slot: $0) }
-        order.sort { a, b in ReportGroup.precedes(a.total, keys[a.slot], b.total, keys[b.slot]) }
-        var rows = groups.drainRows()
-        Self.permute(&rows, by: order.map(\.slot))
+        // Sort small (total, row) pairs, then move the rows into that order: totals are large to move around.
+        var order = rows.indices.map { (total: rows[$0].totals.totalBytes, row: $0) }
+        order.sort { a, b in ReportGroup.precedes(a.total, keys[a.row], b.total, keys[b.row]) }
+        Self.permute(&rows, by: order.map(\.row))
         counting?.join()
         return (ReportGroups(rows), normalizedCount.value)
     }
@@ -366,10 +366,10 @@ final class ReportBuilder {
         groupRuns = [[], []]
         let order = groups.slotsInSpillOrder()
         let middle = order.firstIndex { groups.hash(ofSlot: $0) >= Self.secondHalf } ?? order.count
-        for (half, slots) in [order[..<middle], order[middle...]].enumerated() {
-            halves[half].append(.memory(slots.map { slot in
-                SpilledGroup(hash: groups.hash(ofSlot: slot), group: ReportGroup(keys: groups.keys[slot], totals: groups[slot]))
-            }))
+        for (half, slots) in [order[..<middle], order[middle...]].enumerated() where !slots.isEmpty {
+            var bytes: [UInt8] = []
+            for slot in slots { groups.spool(slot, to: &bytes) }
+            halves[half].append(.memory(SpoolBytes(bytes)))
         }
         groups.removeAll()
         let status = SpoolReadStatus()
@@ -422,15 +422,21 @@ final class ReportBuilder {
         var counter = normalizedColumn.map { NormalizedKeyCounter(pathColumn: $0) }
         var sorted = ReportOrderRuns(runLength: runLength, spool: spool)
         var count = 0
-        var current = merging.next()
-        while var group = current {
-            current = merging.next()
-            while let next = current, next.hash == group.hash, next.group.keys == group.group.keys {
-                group.group.totals.add(next.group.totals)
-                current = merging.next()
+        var key: [UInt8] = []
+        while let head = merging.top {
+            // The head's bytes are the run's until it advances: the key is copied to compare the next ones.
+            key.removeAll(keepingCapacity: true)
+            key.append(contentsOf: head.keyBytes)
+            var totals = head.totals
+            merging.advance()
+            key.withUnsafeBytes { key in
+                while let next = merging.top, next.hash == head.hash, GroupKeyBytes.equal(next.keyBytes, key) {
+                    totals.add(next.totals)
+                    merging.advance()
+                }
+                counter?.add(keyBytes: key)
+                withUnsafePointer(to: totals) { sorted.add(keyBytes: key, totals: $0) }
             }
-            counter?.add(group.group.keys)
-            sorted.add(group.group)
             count += 1
         }
         return (sorted.finish(), count, counter, sorted.failure)

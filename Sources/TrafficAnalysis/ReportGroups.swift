@@ -13,8 +13,12 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         /// As runs to merge.
         var runs: [GroupRun] {
             switch self {
-            case .memory(let groups): groups.isEmpty ? [] : [.memory(groups.map { SpilledGroup(hash: 0, group: $0) })]
-            case .runs(let runs): runs
+            case .memory(let groups):
+                if groups.isEmpty { return [] }
+                var bytes: [UInt8] = []
+                for group in groups { SpooledGroup.append(hash: 0, group, to: &bytes) }
+                return [.memory(SpoolBytes(bytes))]
+            case .runs(let runs): return runs
             }
         }
     }
@@ -88,11 +92,14 @@ final class GroupPrefetch: Sendable {
         let batches = self.batches
         thread = WorkerThread {
             var merging = GroupRunMerge(runs, order: .report, status: status)
-            for _ in 0..<max(0, skipping) where merging.next() == nil { break }
+            for _ in 0..<max(0, skipping) {
+                guard merging.top != nil else { break }
+                merging.advance()
+            }
             var batch: [ReportGroup] = []
             batch.reserveCapacity(Self.batchSize)
             while let next = merging.next() {
-                batch.append(next.group)
+                batch.append(next)
                 if batch.count == Self.batchSize {
                     guard batches.push(batch) else { return }
                     batch.removeAll(keepingCapacity: true)
@@ -131,61 +138,92 @@ final class SpoolReadStatus: Sendable {
     }
 }
 
-/// One sorted run of groups: in memory, or a range of a spool file.
+/// One sorted run of groups (`SpooledGroup` entries): in memory, or a range of a spool file.
 enum GroupRun: Sendable {
-    case memory([SpilledGroup])
+    case memory(SpoolBytes)
     case spilled(RecordSpool, Range<Int64>)
 }
 
 /// Groups put into report order in runs of `runLength`: each full run is sorted and written to the
-/// temporary file (kept in memory when it cannot be written), the last one stays in memory.
+/// temporary file (kept in memory when it cannot be written), the last one stays in memory. Groups are
+/// kept as their bytes and sorted as such: no strings are made for them here.
 struct ReportOrderRuns {
     private let runLength: Int
     private let spool: RecordSpool?
-    private var pending: [ReportGroup] = []
+    /// The run being gathered: its entries one after the other, and where each one is.
+    private var pending: [UInt8] = []
+    private var entries: [Entry] = []
     private var runs: [GroupRun] = []
-    private var bytes: [UInt8] = []
     /// Set when a run could not be written.
     private(set) var failure: String?
+
+    private struct Entry {
+        var total: Int
+        var start: Int
+        var length: Int
+        var keyLength: Int
+    }
 
     init(runLength: Int, spool: RecordSpool?) {
         self.runLength = runLength
         self.spool = spool
     }
 
-    mutating func add(_ group: ReportGroup) {
-        pending.append(group)
-        if pending.count >= runLength { writeRun() }
+    mutating func add(keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>) {
+        let start = pending.count
+        SpooledGroup.append(hash: 0, keyBytes: keyBytes, totals: totals, to: &pending)
+        entries.append(Entry(total: totals.pointee.totalBytes, start: start, length: pending.count - start, keyLength: keyBytes.count))
+        if entries.count >= runLength { writeRun() }
     }
 
     private mutating func writeRun() {
-        Self.sort(&pending)
+        let sorted = sortedEntries()
         if let spool, failure == nil {
-            bytes.removeAll(keepingCapacity: true)
-            for group in pending { SpooledGroup.append(hash: 0, group, to: &bytes) }
-            if let range = spool.append(bytes) {
+            if let range = spool.append(sorted) {
                 runs.append(.spilled(spool, range))
-                pending.removeAll(keepingCapacity: true)
                 return
             }
             failure = "cannot write a temporary file in \(spool.directory)"
         }
-        runs.append(.memory(pending.map { SpilledGroup(hash: 0, group: $0) }))
+        runs.append(.memory(SpoolBytes(sorted)))
+    }
+
+    /// The gathered entries in report order (`ReportGroup.precedes`, on their bytes); the run is emptied.
+    private mutating func sortedEntries() -> [UInt8] {
+        var sorted: [UInt8] = []
+        sorted.reserveCapacity(pending.count)
+        pending.withUnsafeBytes { bytes in
+            func key(_ e: Entry) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: bytes[(e.start + 12)..<(e.start + 12 + e.keyLength)])
+            }
+            entries.sort { a, b in
+                a.total != b.total ? a.total > b.total : GroupKeyBytes.compare(key(a), key(b)) < 0
+            }
+            for e in entries { sorted.append(contentsOf: bytes[e.start..<(e.start + e.length)]) }
+        }
         pending.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        return sorted
     }
 
     /// The groups in report order: in memory when they fit in one run, else the runs to merge.
     mutating func finish() -> ReportGroups.Storage {
         if runs.isEmpty {
-            Self.sort(&pending)
-            defer { pending = [] }
-            return .memory(pending)
+            let sorted = sortedEntries()
+            var groups: [ReportGroup] = []
+            sorted.withUnsafeBytes { bytes in
+                var at = 0
+                while let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[at...])),
+                    length <= bytes.count - at,
+                    let group = SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length)]))
+                {
+                    groups.append(group.group)
+                    at += length
+                }
+            }
+            return .memory(groups)
         }
-        if !pending.isEmpty {
-            Self.sort(&pending)
-            runs.append(.memory(pending.map { SpilledGroup(hash: 0, group: $0) }))
-            pending = []
-        }
+        if !entries.isEmpty { runs.append(.memory(SpoolBytes(sortedEntries()))) }
         return .runs(runs)
     }
 
@@ -200,13 +238,21 @@ struct ReportOrderRuns {
     }
 }
 
-/// Merges sorted runs of groups into one sorted sequence.
+/// Merges sorted runs of groups into one sorted sequence. The head of each run is read where it is (its
+/// key's bytes are not made into strings): `top` is valid until `advance`.
 struct GroupRunMerge {
     enum Order {
-        /// By key hash, then keys: how a builder's spilled runs are sorted, so that equal keys meet.
+        /// By key hash, then key bytes: how a builder's spilled runs are sorted, so that equal keys meet.
         case aggregation
         /// `ReportGroup.precedes`.
         case report
+    }
+
+    /// A run's current group: its key's bytes point into the run's buffer.
+    struct Head {
+        var hash: UInt64
+        var keyBytes: UnsafeRawBufferPointer
+        var totals: GroupTotals
     }
 
     private var readers: [Reader]
@@ -219,12 +265,22 @@ struct GroupRunMerge {
         for i in readers.indices where readers[i].head != nil { heap.push(i, before: before) }
     }
 
-    mutating func next() -> SpilledGroup? {
-        guard let top = heap.top else { return nil }
-        let head = readers[top].head!
+    /// The group that comes next (until `advance`).
+    var top: Head? { heap.top.map { readers[$0].head! } }
+
+    /// Moves past `top`.
+    mutating func advance() {
+        guard let top = heap.top else { return }
         readers[top].advance()
         heap.topAdvanced(exhausted: readers[top].head == nil, before: before)
-        return head
+    }
+
+    /// The next group, made into a report row.
+    mutating func next() -> ReportGroup? {
+        guard let head = top else { return nil }
+        let keys = GroupKeyBytes.decode(head.keyBytes) ?? []
+        advance()
+        return ReportGroup(keys: keys, totals: head.totals)
     }
 
     /// Whether the head of run `a` comes before the head of run `b`; ties go to the earlier run.
@@ -233,11 +289,12 @@ struct GroupRunMerge {
         switch order {
         case .aggregation:
             if x.hash != y.hash { return x.hash < y.hash }
-            if x.group.keys != y.group.keys { return x.group.keys.lexicographicallyPrecedes(y.group.keys) }
+            if !GroupKeyBytes.equal(x.keyBytes, y.keyBytes) { return GroupKeyBytes.bytesPrecede(x.keyBytes, y.keyBytes) }
         case .report:
-            let xt = x.group.totals.totalBytes, yt = y.group.totals.totalBytes
-            if ReportGroup.precedes(xt, x.group.keys, yt, y.group.keys) { return true }
-            if ReportGroup.precedes(yt, y.group.keys, xt, x.group.keys) { return false }
+            let xt = x.totals.totalBytes, yt = y.totals.totalBytes
+            if xt != yt { return xt > yt }
+            let c = GroupKeyBytes.compare(x.keyBytes, y.keyBytes)
+            if c != 0 { return c < 0 }
         }
         return a < b
     }
@@ -248,7 +305,7 @@ struct GroupRunMerge {
         private let status: SpoolReadStatus
         private var position = 0
         private var cursor: SpoolCursor?
-        private(set) var head: SpilledGroup?
+        private(set) var head: Head?
 
         init(_ run: GroupRun, status: SpoolReadStatus) {
             self.run = run
@@ -259,11 +316,18 @@ struct GroupRunMerge {
 
         mutating func advance() {
             switch run {
-            case .memory(let groups):
-                head = position < groups.count ? groups[position] : nil
-                position += 1
+            case .memory(let entries):
+                let bytes = entries.bytes
+                head = nil
+                guard position < bytes.count else { return }
+                guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
+                    length <= bytes.count - position,
+                    let entry = SpooledGroup.parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
+                else { return status.fail("a damaged group in memory") }
+                position += length
+                head = Head(hash: entry.hash, keyBytes: entry.keyBytes, totals: entry.totals)
             case .spilled:
-                head = cursor?.next(SpooledGroup.decode)
+                head = cursor?.next(SpooledGroup.parse).map { Head(hash: $0.hash, keyBytes: $0.keyBytes, totals: $0.totals) }
                 // A damaged or short read ends the run (our own file: an I/O error), reported through
                 // `status`; the normal end of the run is no failure.
                 if head == nil, let failure = cursor?.failure { status.fail(failure) }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The pieces shared by everything written to a `RecordSpool` (records for `--messages`, groups when there
 /// are too many to keep): length-prefixed entries of zigzag varints and strings, a cursor that reads a run
 /// of them back a buffer at a time, and the heap that merges sorted runs.
@@ -67,6 +73,20 @@ struct SpoolReader {
         return nil
     }
 
+    /// An unsigned varint (a bit mask).
+    mutating func unsigned() -> UInt64? {
+        var v: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count, shift < 64 {
+            let b = bytes[position]
+            position += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+        return nil
+    }
+
     /// nil when the bytes are damaged; .some(nil) for a missing value.
     mutating func optionalInt() -> Int?? {
         guard let present = int() else { return nil }
@@ -94,7 +114,7 @@ struct SpoolCursor {
     let spool: RecordSpool
     let range: Range<Int64>
     private var offset: Int64
-    private var buffer: [UInt8] = []
+    private let buffer = ReadBuffer()
     private var start = 0
     private var end = 0
     /// Why the last read came back short, or that an entry was damaged.
@@ -111,17 +131,23 @@ struct SpoolCursor {
     /// The next entry, made by `decode` from its bytes (length included); nil at the end of the range, or when
     /// the entry is short or damaged (then `failure` says why).
     mutating func next<Entry>(_ decode: (UnsafeRawBufferPointer) -> Entry?) -> Entry? {
+        guard let bytes = nextEntry() else { return nil }
+        let entry = decode(bytes)
+        if entry == nil { lastError = lastError ?? "a damaged record" }
+        return entry
+    }
+
+    /// The next entry's bytes (length included), valid until the cursor moves again: merges compare the
+    /// heads of their runs where they are. Nil at the end of the range, or when the entry is short or damaged.
+    mutating func nextEntry() -> UnsafeRawBufferPointer? {
         guard fill(4) else { return nil }
-        guard let length = buffer.withUnsafeBytes({ SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: $0[start..<end])) })
-        else {
+        guard let length = SpoolReader.entryLength(buffer.bytes(start..<end)) else {
             lastError = lastError ?? "a damaged record"
             return nil
         }
         guard fill(length) else { return nil }
         defer { start += length }
-        let entry = buffer.withUnsafeBytes { decode(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
-        if entry == nil { lastError = lastError ?? "a damaged record" }
-        return entry
+        return buffer.bytes(start..<(start + length))
     }
 
     /// After `next` returned nil: why the range did not end normally (nil when it simply ended).
@@ -139,20 +165,59 @@ struct SpoolCursor {
         guard Int64(end - start) + left >= Int64(count) else { return false }
         // Keep the unread bytes at the front, then read as much as fits (an entry longer than the buffer
         // grows it).
-        let unread = Array(buffer[start..<end])
-        let size = max(Self.bufferSize, count)
-        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
-        buffer.replaceSubrange(0..<unread.count, with: unread)
-        let want = Int(min(Int64(buffer.count - unread.count), left))
-        let read = buffer.withUnsafeMutableBytes {
-            spool.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[unread.count..<(unread.count + want)]), at: offset)
-        }
+        let unread = end - start
+        buffer.keep(start..<end, capacity: max(Self.bufferSize, count))
+        let want = Int(min(Int64(buffer.capacity - unread), left))
+        let read = spool.read(into: buffer.free(from: unread, count: want), at: offset)
         if read < want { lastError = spool.lastReadError ?? "the file ended early" }
         offset += Int64(read)
         start = 0
-        end = unread.count + read
+        end = unread + read
         return end - start >= count
     }
+
+    /// Memory at a fixed address, so that the entries read stay where they are until the next read.
+    private final class ReadBuffer {
+        private var base = UnsafeMutableRawPointer.allocate(byteCount: 0, alignment: 8)
+        private(set) var capacity = 0
+
+        deinit { base.deallocate() }
+
+        func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)
+        }
+
+        func free(from start: Int, count: Int) -> UnsafeMutableRawBufferPointer {
+            UnsafeMutableRawBufferPointer(start: base + start, count: count)
+        }
+
+        /// Moves the bytes of `range` to the front, with room for `capacity` bytes in all.
+        func keep(_ range: Range<Int>, capacity wanted: Int) {
+            if wanted > capacity {
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 8)
+                grown.copyMemory(from: base + range.lowerBound, byteCount: range.count)
+                base.deallocate()
+                base = grown
+                capacity = wanted
+            } else if range.lowerBound > 0, !range.isEmpty {
+                memmove(base, base + range.lowerBound, range.count)
+            }
+        }
+    }
+}
+
+/// Entries kept in memory (a run that was not written), at a fixed address: merges read them in place.
+final class SpoolBytes: @unchecked Sendable {
+    private let base: UnsafeMutableRawBufferPointer
+
+    init(_ bytes: [UInt8]) {
+        base = .allocate(byteCount: bytes.count, alignment: 8)
+        bytes.withUnsafeBytes { base.copyMemory(from: $0) }
+    }
+
+    deinit { base.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }
 }
 
 /// Merges sorted runs: the indexes of runs that still have a head, as a binary min-heap by `before` (a

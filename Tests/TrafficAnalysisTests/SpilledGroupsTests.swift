@@ -94,6 +94,33 @@ import Testing
         #expect(bytes.withUnsafeBytes { SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) } == nil)
     }
 
+    /// Only the sums that are not zero are stored (a mask says which): empty and sparse totals read back as
+    /// they were, and a mask naming a sum that is not there is damage.
+    @Test func zeroSumsAreLeftOutAndReadBack() throws {
+        var sparse = GroupTotals()
+        sparse.responses = 1
+        sparse.response.bytes = 200
+        sparse.request.retransmittedBytes = 60
+        for totals in [GroupTotals(), sparse] {
+            let group = ReportGroup(keys: ["h"], totals: totals)
+            var bytes: [UInt8] = []
+            SpooledGroup.append(hash: 7, group, to: &bytes)
+            let decoded = try #require(bytes.withUnsafeBytes { SpooledGroup.decode($0) })
+            #expect(decoded.group.totals == totals)
+            #expect(decoded.group.keys == ["h"])
+        }
+        var empty: [UInt8] = []
+        SpooledGroup.append(hash: 7, ReportGroup(keys: ["h"], totals: GroupTotals()), to: &empty)
+        // Length, hash, key (count, length, "h"), an empty mask: nothing else.
+        #expect(empty.count == 4 + 8 + 3 + 1)
+        // A mask with a bit beyond the sums.
+        var beyond = Array(empty.dropLast())
+        beyond += [0x80, 0x80, 0x80, 0x80, 0x10]
+        let length = beyond.count - 4
+        for i in 0..<4 { beyond[i] = UInt8(truncatingIfNeeded: length >> (8 * i)) }
+        #expect(beyond.withUnsafeBytes { SpooledGroup.decode($0) } == nil)
+    }
+
     /// A sum added to the totals without being added to the byte form would vanish from large reports only.
     @Test func theByteFormHasEveryStoredSum() {
         #expect(Mirror(reflecting: GroupTotals()).children.count == SpooledGroup.totalsFieldCount)

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A group's key as bytes: the field count, then each field's UTF-8 length and bytes (zigzag varints, as
+/// `SpoolFormat` writes them).
+///
+/// The group table keeps every key this way in one buffer (no `String` and no array per group: a spilled
+/// table is freed in one go, and written by copying), the temporary file stores the same bytes, and the run
+/// merges compare them without making strings: 77 000 groups cost about 300 000 string allocations when
+/// each merge decoded its keys.
+enum GroupKeyBytes {
+    static func append(_ key: [String], to bytes: inout [UInt8]) {
+        bytes.spool(key.count)
+        for field in key { bytes.spool(field) }
+    }
+
+    /// Whether `block` is the bytes of `key`.
+    static func matches(_ block: UnsafeRawBufferPointer, _ key: [String]) -> Bool {
+        var r = SpoolReader(bytes: block, position: 0)
+        guard r.int() == key.count else { return false }
+        for field in key {
+            guard let length = r.int(), length == field.utf8.count, length <= block.count - r.position else { return false }
+            let start = r.position
+            r.position += length
+            let same = field.utf8.withContiguousStorageIfAvailable { utf8 in
+                length == 0 || memcmp(block.baseAddress! + start, utf8.baseAddress!, length) == 0
+            }
+            if let same {
+                if !same { return false }
+            } else if !field.utf8.elementsEqual(block[start..<(start + length)]) {
+                return false
+            }
+        }
+        return r.position == block.count
+    }
+
+    /// The key's fields; nil when `block` is not a key (a damaged spool file).
+    static func decode(_ block: UnsafeRawBufferPointer) -> [String]? {
+        var r = SpoolReader(bytes: block, position: 0)
+        guard let count = r.int(), count >= 0, count <= block.count else { return nil }
+        var key: [String] = []
+        key.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let field = r.string() else { return nil }
+            key.append(field)
+        }
+        return r.position == block.count ? key : nil
+    }
+
+    /// Calls `body` with each field's bytes, in order; false when `block` is damaged.
+    @discardableResult
+    static func forEachField(_ block: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        var r = SpoolReader(bytes: block, position: 0)
+        guard let count = r.int(), count >= 0 else { return false }
+        for _ in 0..<count {
+            guard let length = r.int(), length >= 0, length <= block.count - r.position else { return false }
+            body(UnsafeRawBufferPointer(rebasing: block[r.position..<(r.position + length)]))
+            r.position += length
+        }
+        return r.position == block.count
+    }
+
+    /// The order of spilled runs after the hash (any total order works there, as long as equal keys meet):
+    /// the bytes as they are.
+    static func bytesPrecede(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let c = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if c != 0 { return c < 0 }
+        }
+        return a.count < b.count
+    }
+
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// The keys' order in the report (`ReportGroup.precedes`: field by field, as `String`s compare):
+    /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
+    /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        if equal(a, b) { return 0 }
+        var x = SpoolReader(bytes: a, position: 0), y = SpoolReader(bytes: b, position: 0)
+        guard let countA = x.int(), let countB = y.int() else { return a.count - b.count }
+        for _ in 0..<min(countA, countB) {
+            guard let fa = x.field(), let fb = y.field() else { return a.count - b.count }
+            if equal(fa, fb) { continue }
+            if isASCII(fa), isASCII(fb) { return bytesPrecede(fa, fb) ? -1 : 1 }
+            let sa = String(decoding: fa, as: UTF8.self), sb = String(decoding: fb, as: UTF8.self)
+            // As `precedes`: the first field that differs decides, even when `String` orders neither
+            // before the other (a decomposed "é" against "éz" compares so).
+            if sa != sb { return sa < sb ? -1 : sb < sa ? 1 : 0 }
+        }
+        return countA - countB
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for b in bytes where b >= 0x80 { return false }
+        return true
+    }
+}
+
+extension SpoolReader {
+    /// A length-prefixed field's bytes, without making a `String`.
+    mutating func field() -> UnsafeRawBufferPointer? {
+        guard let length = int(), length >= 0, length <= bytes.count - position else { return nil }
+        defer { position += length }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
+    }
+}

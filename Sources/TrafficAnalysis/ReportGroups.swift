@@ -58,6 +58,66 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         }
     }
 
+    /// The groups in about `count` parts, to be read side by side in no particular order: each run is read
+    /// as it is, not merged with the others. For passes that only look at every group once (measuring a
+    /// table's columns), without the merge's comparisons or a thread to read ahead.
+    public func unorderedParts(_ count: Int) -> [UnorderedPart] {
+        let count = Swift.max(1, count)
+        switch storage {
+        case .memory(let groups):
+            return (0..<count).map { part in
+                UnorderedPart(groups: groups[(groups.count * part / count)..<(groups.count * (part + 1) / count)], runs: [], status: status)
+            }
+        case .runs(let runs):
+            // The largest runs first, each to the part with the fewest bytes so far.
+            var parts = (0..<count).map { _ in (bytes: 0, runs: [GroupRun]()) }
+            for run in runs.sorted(by: { $0.byteCount > $1.byteCount }) {
+                let smallest = parts.indices.min { parts[$0].bytes < parts[$1].bytes }!
+                parts[smallest].bytes += run.byteCount
+                parts[smallest].runs.append(run)
+            }
+            return parts.map { UnorderedPart(groups: [], runs: $0.runs, status: status) }
+        }
+    }
+
+    /// Some of the groups, in no particular order (`unorderedParts`).
+    public struct UnorderedPart: Sequence, Sendable {
+        let groups: ArraySlice<ReportGroup>
+        let runs: [GroupRun]
+        let status: SpoolReadStatus
+
+        public func makeIterator() -> Iterator { Iterator(part: self) }
+
+        public struct Iterator: IteratorProtocol {
+            private let part: UnorderedPart
+            private var position: Int
+            private var run = -1
+            private var reader: GroupRunReader?
+
+            init(part: UnorderedPart) {
+                self.part = part
+                position = part.groups.startIndex
+            }
+
+            public mutating func next() -> ReportGroup? {
+                if position < part.groups.endIndex {
+                    defer { position += 1 }
+                    return part.groups[position]
+                }
+                while true {
+                    if let head = reader?.head {
+                        reader?.advance()
+                        return ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
+                    }
+                    run += 1
+                    guard run < part.runs.count else { return nil }
+                    reader = nil  // one run's buffer at a time
+                    reader = GroupRunReader(part.runs[run], status: part.status)
+                }
+            }
+        }
+    }
+
     public struct Iterator: IteratorProtocol {
         private var groups: [ReportGroup] = []
         private var position = 0
@@ -142,6 +202,13 @@ final class SpoolReadStatus: Sendable {
 enum GroupRun: Sendable {
     case memory(SpoolBytes)
     case spilled(RecordSpool, Range<Int64>)
+
+    var byteCount: Int {
+        switch self {
+        case .memory(let entries): entries.bytes.count
+        case .spilled(_, let range): Int(range.count)
+        }
+    }
 }
 
 /// Groups put into report order in runs of `runLength`: each full run is sorted and written to the
@@ -255,14 +322,34 @@ struct GroupRunMerge {
         var totals: GroupTotals
     }
 
-    private var readers: [Reader]
+    private var readers: [GroupRunReader]
+    /// What the heads are ordered by, apart from the readers: comparing reads these few words, not a copy
+    /// of each head's totals.
+    private var orderKeys: [OrderKey]
     private var heap = MergeHeap()
     private let order: Order
 
+    private struct OrderKey {
+        var hash: UInt64
+        var total: Int
+        var keyBytes: UnsafeRawBufferPointer
+
+        init(_ head: Head?) {
+            hash = head?.hash ?? 0
+            total = head?.totals.totalBytes ?? 0
+            keyBytes = head?.keyBytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+    }
+
     init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
         self.order = order
-        readers = runs.map { Reader($0, status: status) }
-        for i in readers.indices where readers[i].head != nil { heap.push(i, before: before) }
+        readers = runs.map { GroupRunReader($0, status: status) }
+        orderKeys = readers.map { OrderKey($0.head) }
+        var heap = MergeHeap()
+        orderKeys.withUnsafeBufferPointer { keys in
+            for i in keys.indices where readers[i].head != nil { heap.push(i) { Self.before($0, $1, keys, order) } }
+        }
+        self.heap = heap
     }
 
     /// The group that comes next (until `advance`).
@@ -272,7 +359,13 @@ struct GroupRunMerge {
     mutating func advance() {
         guard let top = heap.top else { return }
         readers[top].advance()
-        heap.topAdvanced(exhausted: readers[top].head == nil, before: before)
+        orderKeys[top] = OrderKey(readers[top].head)
+        let exhausted = readers[top].head == nil, order = order
+        // The comparison reads the keys through a pointer: a closure over `self` would hold a second
+        // reference to the heap's array, and each change to it would copy the array.
+        orderKeys.withUnsafeBufferPointer { keys in
+            heap.topAdvanced(exhausted: exhausted) { Self.before($0, $1, keys, order) }
+        }
     }
 
     /// The next group, made into a report row.
@@ -284,54 +377,53 @@ struct GroupRunMerge {
     }
 
     /// Whether the head of run `a` comes before the head of run `b`; ties go to the earlier run.
-    private func before(_ a: Int, _ b: Int) -> Bool {
-        let x = readers[a].head!, y = readers[b].head!
+    private static func before(_ a: Int, _ b: Int, _ keys: UnsafeBufferPointer<OrderKey>, _ order: Order) -> Bool {
+        let x = keys[a], y = keys[b]
         switch order {
         case .aggregation:
             if x.hash != y.hash { return x.hash < y.hash }
             if !GroupKeyBytes.equal(x.keyBytes, y.keyBytes) { return GroupKeyBytes.bytesPrecede(x.keyBytes, y.keyBytes) }
         case .report:
-            let xt = x.totals.totalBytes, yt = y.totals.totalBytes
-            if xt != yt { return xt > yt }
+            if x.total != y.total { return x.total > y.total }
             let c = GroupKeyBytes.compare(x.keyBytes, y.keyBytes)
             if c != 0 { return c < 0 }
         }
         return a < b
     }
+}
 
-    /// Reads one run in order, a buffer of the spool file at a time.
-    private struct Reader {
-        private let run: GroupRun
-        private let status: SpoolReadStatus
-        private var position = 0
-        private var cursor: SpoolCursor?
-        private(set) var head: Head?
+/// Reads one run of groups in order, a buffer of the spool file at a time.
+struct GroupRunReader {
+    private let run: GroupRun
+    private let status: SpoolReadStatus
+    private var position = 0
+    private var cursor: SpoolCursor?
+    private(set) var head: GroupRunMerge.Head?
 
-        init(_ run: GroupRun, status: SpoolReadStatus) {
-            self.run = run
-            self.status = status
-            if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
-            advance()
-        }
+    init(_ run: GroupRun, status: SpoolReadStatus) {
+        self.run = run
+        self.status = status
+        if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
+        advance()
+    }
 
-        mutating func advance() {
-            switch run {
-            case .memory(let entries):
-                let bytes = entries.bytes
-                head = nil
-                guard position < bytes.count else { return }
-                guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
-                    length <= bytes.count - position,
-                    let entry = SpooledGroup.parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
-                else { return status.fail("a damaged group in memory") }
-                position += length
-                head = Head(hash: entry.hash, keyBytes: entry.keyBytes, totals: entry.totals)
-            case .spilled:
-                head = cursor?.next(SpooledGroup.parse).map { Head(hash: $0.hash, keyBytes: $0.keyBytes, totals: $0.totals) }
-                // A damaged or short read ends the run (our own file: an I/O error), reported through
-                // `status`; the normal end of the run is no failure.
-                if head == nil, let failure = cursor?.failure { status.fail(failure) }
-            }
+    mutating func advance() {
+        switch run {
+        case .memory(let entries):
+            let bytes = entries.bytes
+            head = nil
+            guard position < bytes.count else { return }
+            guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
+                length <= bytes.count - position,
+                let entry = SpooledGroup.parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
+            else { return status.fail("a damaged group in memory") }
+            position += length
+            head = entry
+        case .spilled:
+            head = cursor?.next(SpooledGroup.parse)
+            // A damaged or short read ends the run (our own file: an I/O error), reported through
+            // `status`; the normal end of the run is no failure.
+            if head == nil, let failure = cursor?.failure { status.fail(failure) }
         }
     }
 }

@@ -66,7 +66,7 @@ enum SpooledGroup {
 
     /// The parts of one entry (all of its bytes, the length included), without making its key's strings;
     /// nil if they are not a group (a damaged spool file). `keyBytes` points into `bytes`.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> (hash: UInt64, keyBytes: UnsafeRawBufferPointer, totals: GroupTotals)? {
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
         guard bytes.count >= 12 else { return nil }
         var hash: UInt64 = 0
         for i in 0..<8 { hash |= UInt64(bytes[4 + i]) << (8 * UInt64(i)) }
@@ -88,7 +88,7 @@ enum SpooledGroup {
             return GroupTotals(sums: sums.baseAddress!)
         }
         guard let totals, r.position == bytes.count else { return nil }
-        return (hash, keyBytes, totals)
+        return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals)
     }
 
     /// Decodes one group written by `append` (all of its bytes, the length included); nil if they are not

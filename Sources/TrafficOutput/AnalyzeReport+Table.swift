@@ -98,30 +98,24 @@ extension AnalyzeReport {
                 groups.withUnsafeBufferPointer { widen($0.baseAddress! + i, &widths) }
             }
         } else {
-            // Read from the report's temporary file as the table is made, once to measure and once to write.
-            // Rows are asked for in order from 0, or on two threads from 0 and from the middle: each half
-            // has its own reader, used by one thread.
+            // Read from the report's temporary file as the table is made: measured run by run (unmerged, the
+            // parts side by side), then merged in order to be written. The rows are written on one thread
+            // (the merge reads ahead on another): a second half made alongside would be held until the first
+            // is out, and a table of many groups is what this path is for.
             let groups = report.groups
-            let middle = groups.count / 2
-            // Each reader is touched only by the thread of its half (no access to the other's variable).
-            var first, second, firstMeasured, secondMeasured: ReportGroups.Iterator?
-            func advance(_ reader: inout ReportGroups.Iterator?, _ i: Int, start: Int) -> ReportGroup? {
-                if i == start {
-                    reader = nil  // the last pass's reader ends before the next one starts
-                    reader = groups.makeIterator(from: start)
-                }
-                return reader?.next()
-            }
+            var reader: ReportGroups.Iterator?
             table.rowSource = (groups.count, { i, shown, cells in
-                let group = i < middle ? advance(&first, i, start: 0) : advance(&second, i, start: middle)
-                guard var group else { return }
+                if i == 0 {
+                    reader = nil
+                    reader = groups.makeIterator()
+                }
+                guard var group = reader?.next() else { return }
                 withUnsafePointer(to: &group) { row($0, shown: shown, into: &cells) }
             })
-            table.rowsOnTwoThreads = rowThreads > 1
-            table.rowWidths = { i, widths in
-                let group = i < middle ? advance(&firstMeasured, i, start: 0) : advance(&secondMeasured, i, start: middle)
-                guard var group else { return }
-                withUnsafePointer(to: &group) { widen($0, &widths) }
+            table.rowWidthParts = groups.unorderedParts(rowThreads).map { part in
+                { widths in
+                    for var group in part { withUnsafePointer(to: &group) { widen($0, &widths) } }
+                }
             }
         }
         var totalKeys = report.groupBy.map { _ in "" }

@@ -29,6 +29,10 @@ public struct TextTable {
     /// With `rowSource`: widens `widths` (one per column) to the display widths of row `i`'s cells without
     /// making them, so that the measuring pass formats nothing. Must agree with `rowSource` exactly.
     public var rowWidths: ((Int, inout [Int]) -> Void)?
+    /// With `rowSource`, instead of `rowWidths`: passes that each widen `widths` by a part of the rows (the
+    /// parts together cover every row once, in any order), run side by side, each on a thread of its own
+    /// but the first. Rows read back from a file in sorted runs are measured run by run, unmerged.
+    public var rowWidthParts: [(inout [Int]) -> Void]?
     /// Whether `rowSource` and `rowWidths` may be called from two threads at once: a large table is then
     /// measured and made in two halves side by side (the second half held as bytes until the first is out).
     public var rowsOnTwoThreads = false
@@ -71,7 +75,20 @@ public struct TextTable {
         func measure(_ row: [String]) {
             for (i, cell) in zip(widths.indices, row) { widths[i] = max(widths[i], Self.displayWidth(cell)) }
         }
-        if let rowSource, let rowWidths {
+        if rowSource != nil, let parts = rowWidthParts, let first = parts.first {
+            rows.forEach(measure)
+            let others = parts.dropFirst().map { part in
+                let half = Half(widths)
+                let thread = WorkerThread { part(&half.widths) }
+                thread.start()
+                return (thread, half)
+            }
+            first(&widths)
+            for (thread, half) in others {
+                thread.join()
+                for i in widths.indices { widths[i] = max(widths[i], half.widths[i]) }
+            }
+        } else if let rowSource, let rowWidths {
             rows.forEach(measure)
             let count = rowSource.count
             if rowsOnTwoThreads, count >= Self.twoThreadRows {

@@ -79,7 +79,7 @@ import TrafficOutput
     /// non-ASCII cells, widths that only the second half reaches, a static row and a footer included).
     @Test(arguments: [TextTable.twoThreadRows - 1, TextTable.twoThreadRows, 5_001, 20_000])
     func twoThreadTableEqualsOneThreadTable(rowCount: Int) {
-        func make(twoThreads: Bool) -> TextTable {
+        func make(twoThreads: Bool, parts: Int = 0) -> TextTable {
             var table = TextTable(columns: [.init("path", .left, shrinkable: true), .init("n"), .init("note", .left, dropOrder: 1)])
             table.rows = [["/static", "0", "first"]]
             func path(_ i: Int) -> String { i % 7 == 0 ? "/café/\(i)" : "/api/v1/items/\(i * 7919)/details" }
@@ -95,6 +95,16 @@ import TrafficOutput
                 widths[1] = max(widths[1], decimalWidth(number(i)))
                 widths[2] = max(widths[2], i % 3 == 0 ? 7 : 0)
             }
+            if parts > 0 {
+                // Measured in parts of rows in no order: every third row, shuffled by a stride.
+                let widths = table.rowWidths!
+                table.rowWidths = nil
+                table.rowWidthParts = (0..<parts).map { part in
+                    { measured in
+                        for i in stride(from: rowCount - 1 - part, through: 0, by: -parts) { widths(i, &measured) }
+                    }
+                }
+            }
             table.footer = [["total", "1", ""]]
             table.rowsOnTwoThreads = twoThreads
             return table
@@ -105,6 +115,9 @@ import TrafficOutput
             make(twoThreads: true).render(width: width, chunkBytes: 4096) { two += $0; pieces += 1 }
             let one = make(twoThreads: false).render(width: width)
             #expect(two == one, "width \(width)")
+            for parts in [1, 3] {
+                #expect(make(twoThreads: false, parts: parts).render(width: width) == one, "width \(width), \(parts) parts")
+            }
             #expect(one.split(separator: "\n").count == rowCount + 5)
             #expect(pieces > 1)
         }

@@ -37,6 +37,12 @@ import Testing
                     #expect(spilled.totals == expected.totals, "\(label)")
                     #expect(spilled.normalizedGroupCount == expected.normalizedGroupCount, "\(label)")
                     #expect(spilled.groups.readFailure == nil)
+                    // Parts read unmerged hold every group once between them.
+                    for parts in [1, 2, 3] {
+                        let read = spilled.groups.unorderedParts(parts).flatMap { Self.dump(ReportGroups(Array($0))) }
+                        #expect(read.sorted() == rows.sorted(), "\(parts) parts: \(label)")
+                        #expect(Self.dump(expected.groups).count == read.count)
+                    }
                     for start in [0, 1, rows.count / 2, rows.count, rows.count + 3] {
                         var reader = spilled.groups.makeIterator(from: start)
                         var read: [String] = []

@@ -65,13 +65,13 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
         private var elements: [Element] = []
         private var position = 0
         private var readers: [RunReader] = []
-        private var heap = MergeHeap()
+        private var heap = KeyedMergeHeap<SortKey>([]) { _, _ in 0 }
 
         init(elements: [Element]) { self.elements = elements }
 
         init(runs: [MessageRun], status: ReadStatus) {
             readers = runs.map { RunReader($0, status: status) }
-            for i in readers.indices where readers[i].head != nil { heap.push(i, before: before) }
+            heap = KeyedMergeHeap(readers.map { $0.head == nil ? nil : $0.key }) { x, y in x < y ? -1 : y < x ? 1 : 0 }
         }
 
         public mutating func next() -> Element? {
@@ -83,15 +83,8 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
             guard let top = heap.top else { return nil }
             let element = readers[top].head!
             readers[top].advance()
-            heap.topAdvanced(exhausted: readers[top].head == nil, before: before)
+            heap.topAdvanced(to: readers[top].head == nil ? nil : readers[top].key)
             return element
-        }
-
-        private func before(_ a: Int, _ b: Int) -> Bool {
-            let x = readers[a].key, y = readers[b].key
-            if x < y { return true }
-            if y < x { return false }
-            return a < b
         }
     }
 }

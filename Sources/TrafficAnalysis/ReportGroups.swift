@@ -323,33 +323,35 @@ struct GroupRunMerge {
     }
 
     private var readers: [GroupRunReader]
-    /// What the heads are ordered by, apart from the readers: comparing reads these few words, not a copy
-    /// of each head's totals.
-    private var orderKeys: [OrderKey]
-    private var heap = MergeHeap()
-    private let order: Order
+    private var heap: KeyedMergeHeap<OrderKey>
 
+    /// What the heads are ordered by: a few words, not a copy of each head's totals.
     private struct OrderKey {
         var hash: UInt64
         var total: Int
         var keyBytes: UnsafeRawBufferPointer
 
-        init(_ head: Head?) {
-            hash = head?.hash ?? 0
-            total = head?.totals.totalBytes ?? 0
-            keyBytes = head?.keyBytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        init?(_ head: Head?) {
+            guard let head else { return nil }
+            hash = head.hash
+            total = head.totals.totalBytes
+            keyBytes = head.keyBytes
         }
     }
 
     init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
-        self.order = order
         readers = runs.map { GroupRunReader($0, status: status) }
-        orderKeys = readers.map { OrderKey($0.head) }
-        var heap = MergeHeap()
-        orderKeys.withUnsafeBufferPointer { keys in
-            for i in keys.indices where readers[i].head != nil { heap.push(i) { Self.before($0, $1, keys, order) } }
+        heap = KeyedMergeHeap(readers.map { OrderKey($0.head) }) { x, y in
+            switch order {
+            case .aggregation:
+                if x.hash != y.hash { return x.hash < y.hash ? -1 : 1 }
+                if GroupKeyBytes.equal(x.keyBytes, y.keyBytes) { return 0 }
+                return GroupKeyBytes.bytesPrecede(x.keyBytes, y.keyBytes) ? -1 : 1
+            case .report:
+                if x.total != y.total { return x.total > y.total ? -1 : 1 }
+                return GroupKeyBytes.compare(x.keyBytes, y.keyBytes)
+            }
         }
-        self.heap = heap
     }
 
     /// The group that comes next (until `advance`).
@@ -359,13 +361,7 @@ struct GroupRunMerge {
     mutating func advance() {
         guard let top = heap.top else { return }
         readers[top].advance()
-        orderKeys[top] = OrderKey(readers[top].head)
-        let exhausted = readers[top].head == nil, order = order
-        // The comparison reads the keys through a pointer: a closure over `self` would hold a second
-        // reference to the heap's array, and each change to it would copy the array.
-        orderKeys.withUnsafeBufferPointer { keys in
-            heap.topAdvanced(exhausted: exhausted) { Self.before($0, $1, keys, order) }
-        }
+        heap.topAdvanced(to: OrderKey(readers[top].head))
     }
 
     /// The next group, made into a report row.
@@ -374,21 +370,6 @@ struct GroupRunMerge {
         let keys = GroupKeyBytes.decode(head.keyBytes) ?? []
         advance()
         return ReportGroup(keys: keys, totals: head.totals)
-    }
-
-    /// Whether the head of run `a` comes before the head of run `b`; ties go to the earlier run.
-    private static func before(_ a: Int, _ b: Int, _ keys: UnsafeBufferPointer<OrderKey>, _ order: Order) -> Bool {
-        let x = keys[a], y = keys[b]
-        switch order {
-        case .aggregation:
-            if x.hash != y.hash { return x.hash < y.hash }
-            if !GroupKeyBytes.equal(x.keyBytes, y.keyBytes) { return GroupKeyBytes.bytesPrecede(x.keyBytes, y.keyBytes) }
-        case .report:
-            if x.total != y.total { return x.total > y.total }
-            let c = GroupKeyBytes.compare(x.keyBytes, y.keyBytes)
-            if c != 0 { return c < 0 }
-        }
-        return a < b
     }
 }
 

@@ -258,3 +258,43 @@ struct MergeHeap {
         }
     }
 }
+
+/// A `MergeHeap` whose runs are ordered by a small key of each run's head, kept here beside the heap:
+/// comparisons read the keys through a pointer. (A comparison closure over the merge itself held a
+/// second reference to the heap's array, and every step of the heap copied the array.)
+struct KeyedMergeHeap<Key> {
+    private var heap = MergeHeap()
+    /// Each run's head key; nil once the run is exhausted.
+    private var keys: [Key?]
+    /// Negative, zero or positive as the first key comes before, with or after the second; equal keys
+    /// go in run order.
+    private let compare: (Key, Key) -> Int
+
+    init(_ keys: [Key?], compare: @escaping (Key, Key) -> Int) {
+        self.keys = keys
+        self.compare = compare
+        var heap = MergeHeap()
+        self.keys.withUnsafeBufferPointer { keys in
+            for run in keys.indices where keys[run] != nil { heap.push(run) { Self.before($0, $1, keys, compare) } }
+        }
+        self.heap = heap
+    }
+
+    /// The run whose head comes first.
+    var top: Int? { heap.top }
+
+    /// The top run moved on: `key` is its new head's, nil when it has no more.
+    mutating func topAdvanced(to key: Key?) {
+        guard let top = heap.top else { return }
+        keys[top] = key
+        let compare = compare
+        keys.withUnsafeBufferPointer { keys in
+            heap.topAdvanced(exhausted: key == nil) { Self.before($0, $1, keys, compare) }
+        }
+    }
+
+    private static func before(_ a: Int, _ b: Int, _ keys: UnsafeBufferPointer<Key?>, _ compare: (Key, Key) -> Int) -> Bool {
+        let c = compare(keys[a]!, keys[b]!)
+        return c != 0 ? c < 0 : a < b
+    }
+}

@@ -28,28 +28,31 @@ struct GroupTable {
 
     /// The slot of `key`, whose `hash(_:)` is `hash`.
     mutating func slot(for key: [String], hash: UInt64) -> Int {
-        let mask = indexSlots.count - 1
-        var probe = Int(truncatingIfNeeded: hash) & mask
-        while indexSlots[probe] >= 0 {
-            let slot = Int(indexSlots[probe])
-            if indexHashes[probe] == hash, withKey(ofSlot: slot, { GroupKeyBytes.matches($0, key) }) { return slot }
-            probe = (probe + 1) & mask
-        }
+        let found = lookup(hash) { GroupKeyBytes.matches($0, key) }
+        if let slot = found.slot { return slot }
         GroupKeyBytes.append(key, to: &keyBytes)
-        return insert(hash: hash, at: probe)
+        return insert(hash: hash, at: found.free)
     }
 
     /// The slot of the key whose `GroupKeyBytes` are `key` and whose hash is `hash`.
     mutating func slot(forKeyBytes key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
+        let found = lookup(hash) { GroupKeyBytes.equal($0, key) }
+        if let slot = found.slot { return slot }
+        keyBytes.append(contentsOf: key)
+        return insert(hash: hash, at: found.free)
+    }
+
+    /// The slot with `hash` whose key bytes `isKey` accepts; else the free index position where it goes.
+    @inline(__always)
+    private func lookup(_ hash: UInt64, _ isKey: (UnsafeRawBufferPointer) -> Bool) -> (slot: Int?, free: Int) {
         let mask = indexSlots.count - 1
         var probe = Int(truncatingIfNeeded: hash) & mask
         while indexSlots[probe] >= 0 {
             let slot = Int(indexSlots[probe])
-            if indexHashes[probe] == hash, withKey(ofSlot: slot, { GroupKeyBytes.equal($0, key) }) { return slot }
+            if indexHashes[probe] == hash, withKey(ofSlot: slot, isKey) { return (slot, probe) }
             probe = (probe + 1) & mask
         }
-        keyBytes.append(contentsOf: key)
-        return insert(hash: hash, at: probe)
+        return (nil, probe)
     }
 
     /// A new slot for the key just appended to `keyBytes`, at index position `probe`.

@@ -60,17 +60,10 @@ struct SpoolReader {
         return 4 + length
     }
 
+    /// A zigzag varint (`Array.spool`).
     mutating func int() -> Int? {
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        while position < bytes.count, shift < 64 {
-            let b = bytes[position]
-            position += 1
-            v |= UInt64(b & 0x7F) << shift
-            if b < 0x80 { return Int(Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)) }
-            shift += 7
-        }
-        return nil
+        guard let v = unsigned() else { return nil }
+        return Int(Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1))
     }
 
     /// An unsigned varint (a bit mask).

@@ -77,11 +77,6 @@ struct GroupTable {
         return keyBytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<keyEnds[slot]])) }
     }
 
-    /// Slot `slot`'s key fields.
-    func keys(ofSlot slot: Int) -> [String] {
-        withKey(ofSlot: slot) { GroupKeyBytes.decode($0) } ?? []
-    }
-
     private mutating func growIndex() {
         let hashes = indexHashes, slots = indexSlots
         indexHashes = Array(repeating: 0, count: slots.count * 2)

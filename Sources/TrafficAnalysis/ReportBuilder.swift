@@ -345,10 +345,7 @@ final class ReportBuilder {
                 count()
             }
         }
-        // Sort small (total, row) pairs, then move the rows into that order: totals are large to move around.
-        var order = rows.indices.map { (total: rows[$0].totals.totalBytes, row: $0) }
-        order.sort { a, b in ReportGroup.precedes(a.total, keys[a.row], b.total, keys[b.row]) }
-        Self.permute(&rows, by: order.map(\.row))
+        ReportOrderRuns.sort(&rows)
         counting?.join()
         return (ReportGroups(rows), normalizedCount.value)
     }

@@ -2,7 +2,7 @@
 /// key's hash (8 bytes, little-endian), the key (`GroupKeyBytes`), then the totals: a mask of the sums that
 /// are not zero (an unsigned varint, bit `i` for sum `i` of `GroupTotals.store(into:)`) and those sums as
 /// zigzag varints. Most of a group's 33 sums are zero (the rare ones, cookies, bodies of GETs): the mask
-/// keeps an entry near 80 bytes (150 with every sum written), and writing the temporary file costs by the byte.
+/// keeps an entry near 80 bytes (95 with every sum written), and writing the temporary file costs by the byte.
 ///
 /// Every stored sum is written: a test counts the stored properties of `GroupTotals` and `SideTotals`
 /// against `totalsFieldCount` and `sideFieldCount`, so that a sum added there without being added here

@@ -106,8 +106,10 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 }
                 while true {
                     if let head = reader?.head {
+                        // The key's bytes are the run's buffer's until the reader moves on.
+                        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
                         reader?.advance()
-                        return ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
+                        return group
                     }
                     run += 1
                     guard run < part.runs.count else { return nil }

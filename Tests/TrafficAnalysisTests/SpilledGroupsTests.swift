@@ -127,6 +127,30 @@ import Testing
         #expect(beyond.withUnsafeBytes { SpooledGroup.decode($0) } == nil)
     }
 
+    /// A run several times the reader's 64 KiB buffer: each refill moves the unread bytes to the front, where
+    /// the entry just read was (a reader that decoded a group's key after moving on read other bytes).
+    @Test func runsLongerThanTheReadBufferReadBackWhole() throws {
+        let spool = try #require(RecordSpool())
+        let groups = (0..<4_000).map { i -> ReportGroup in
+            var totals = GroupTotals()
+            totals.requests = 1
+            totals.request.bytes = 4_000 - i  // report order: total descending
+            return ReportGroup(keys: ["host-\(i % 7)", "/items/" + String(repeating: "x", count: i % 90) + "/\(i)"], totals: totals)
+        }
+        var bytes: [UInt8] = []
+        for group in groups { SpooledGroup.append(hash: 0, group, to: &bytes) }
+        #expect(bytes.count > 4 * 65_536)
+        let range = try #require(spool.append(bytes))
+        let report = ReportGroups(storage: .runs([.spilled(spool, range)]), count: groups.count)
+        let expected = groups.map { "\($0.keys) \($0.totals)" }
+        #expect(Self.dump(report) == expected)
+        for parts in [1, 2] {
+            let read = report.unorderedParts(parts).flatMap { part in part.map { "\($0.keys) \($0.totals)" } }
+            #expect(read.sorted() == expected.sorted(), "\(parts) parts")
+        }
+        #expect(report.readFailure == nil)
+    }
+
     /// A sum added to the totals without being added to the byte form would vanish from large reports only.
     @Test func theByteFormHasEveryStoredSum() {
         #expect(Mirror(reflecting: GroupTotals()).children.count == SpooledGroup.totalsFieldCount)

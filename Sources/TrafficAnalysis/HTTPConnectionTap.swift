@@ -141,6 +141,11 @@ final class HTTPConnectionTap: TCPStreamHandler {
         builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
         builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes
         if parser.isHTTP { builder.summary.httpConnections += 1 }
+        if parser.speaksHTTP2 {
+            builder.summary.http2Connections += 1
+        } else if !parser.isHTTP, counts[0].nonHTTPBytes + counts[1].nonHTTPBytes > 0 {
+            builder.summary.otherProtocolConnections += 1
+        }
         if overhead.isEmpty {
             attributeTunnels()
             release()

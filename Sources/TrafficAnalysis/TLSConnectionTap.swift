@@ -39,6 +39,7 @@ final class TLSConnectionTap: TCPStreamHandler {
         finish(time: summary.end)
         let tls = parser.summary
         builder.summary.tlsConnections += 1
+        if tls.selectedALPN == "h2" { builder.summary.tlsHTTP2Connections += 1 }
         var unattributed = 0
         for direction in Direction.allCases {
             let stats = summary[direction]

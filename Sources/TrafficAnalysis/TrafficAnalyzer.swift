@@ -41,7 +41,7 @@ public enum TrafficAnalyzer {
             builder.summary.captures += 1
             builder.summary.packets += s.packets
             builder.summary.bytes += s.frameBytes
-            builder.summary.durationNanoseconds += s.duration.nanoseconds
+            builder.summary.durationNanoseconds = CaptureTime(nanoseconds: builder.summary.durationNanoseconds).adding(s.duration).nanoseconds
             builder.summary.connections += analysis.connectionCount
             builder.summary.nonTCPPackets += s.nonTCPPackets + s.undecodedPackets
             builder.summary.captureFrameBytes += s.frameBytes

@@ -88,6 +88,10 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// Whether at least one HTTP start line was seen in either direction.
     public var isHTTP: Bool { requests.sawHTTP || responses.sawHTTP }
 
+    /// The client sent the HTTP/2 connection preface, directly or after an h2c upgrade: HTTP/2 that this
+    /// parser counts as non-HTTP (or tunnel) bytes without reading it.
+    public var speaksHTTP2: Bool { requests.sawHTTP2Preface }
+
     /// Segment header bytes of `direction` not yet in any record: non-HTTP or tunnel stretches (final after `finish`).
     public func unattributedSegmentHeaderBytes(for direction: Direction) -> Int { parser(direction).headerShare }
 

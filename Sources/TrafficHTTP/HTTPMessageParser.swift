@@ -48,6 +48,9 @@ final class HTTPMessageParser {
     var counts = HTTPByteCounts()
     /// Whether this direction ever carried a start line.
     private(set) var sawHTTP = false
+    /// The client opened with the HTTP/2 connection preface (RFC 9113 §3.4), directly (prior knowledge)
+    /// or as the first bytes after a `101 Switching Protocols` (h2c upgrade): this parser reads none of it.
+    private(set) var sawHTTP2Preface = false
     /// Whether a failed start line leads to resynchronisation (true once HTTP was seen or after a gap)
     /// rather than declaring the direction non-HTTP.
     var mayResync = false
@@ -104,6 +107,9 @@ final class HTTPMessageParser {
             case .fixedBody, .chunkedBody, .closeBody:
                 if bodyStep(bytes, &offset) { return .message }
             case .tunnel:
+                if isRequest, counts.tunnelBytes == 0, HTTPBytes.isHTTP2Preface(bytes, from: offset) {
+                    sawHTTP2Preface = true
+                }
                 counts.tunnelBytes += bytes.count - offset
                 offset = bytes.count
             case .nonHTTP:
@@ -194,6 +200,7 @@ final class HTTPMessageParser {
             let start =
                 overlong
                 ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+            if start == nil, isRequest, !sawHTTP, HTTPBytes.isHTTP2Preface(content, from: 0) { sawHTTP2Preface = true }
             return (start, total, content.isEmpty)
         }
         offset = lf + 1

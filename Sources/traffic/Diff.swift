@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrafficCapture
 import TrafficCheck
 
 struct DiffCommand: ParsableCommand {
@@ -37,8 +38,11 @@ struct DiffCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
     var output: String?
 
+    @OptionGroup var width: WidthOptions
+
     func validate() throws {
         if format == .junit { throw ValidationError("--format junit needs a verdict; use it with `traffic check`") }
+        try validateFilter(filter)
     }
 
     func run() throws {
@@ -50,6 +54,6 @@ struct DiffCommand: ParsableCommand {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
-        try writeText(CheckReport(outcome: outcome, verdict: false).render(format, width: tableWidth()), to: output)
+        try writeText(CheckReport(outcome: outcome, verdict: false).render(format, width: width.tableWidth), to: output)
     }
 }

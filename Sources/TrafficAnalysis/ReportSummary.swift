@@ -33,6 +33,8 @@ public struct ReportSummary: Sendable, Equatable {
     public var incompleteMessages = 0
     /// Frames that are not TCP over IP, and frames too damaged to decode.
     public var nonTCPPackets = 0
+    /// Of those, the frames that decoded fine but are not TCP (UDP, ICMP, ARP, …).
+    public var otherProtocolPackets = 0
 
     // The frame-byte reconciliation (issue 6): with `--overhead all`, the groups' wire bytes +
     // non-HTTP + non-TCP + unattributed frame bytes = the capture's frame bytes.
@@ -56,6 +58,7 @@ public struct ReportSummary: Sendable, Equatable {
         requests += o.requests; responses += o.responses
         unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses
         nonHTTPBytes += o.nonHTTPBytes; tunnelBytes += o.tunnelBytes; missingBytes += o.missingBytes
+        otherProtocolPackets += o.otherProtocolPackets
         decodeErrors += o.decodeErrors; incompleteMessages += o.incompleteMessages; nonTCPPackets += o.nonTCPPackets
         captureFrameBytes += o.captureFrameBytes; nonHTTPFrameBytes += o.nonHTTPFrameBytes
         nonTCPFrameBytes += o.nonTCPFrameBytes; unattributedFrameBytes += o.unattributedFrameBytes

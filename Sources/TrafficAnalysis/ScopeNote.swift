@@ -22,7 +22,7 @@ extension ReportSummary {
             notes.append(ScopeNote(
                 kind: "tls", count: count, unit: "connections",
                 message: "\(plural(count, "TLS connection")): not decrypted (HTTPS decryption is not supported "
-                    + "yet\(http2)); their bytes are counted per server in (tls) rows"))
+                    + "yet\(http2)); \(count == 1 ? "its" : "their") bytes are counted per server in (tls) rows"))
         }
         if http2Connections > 0 {
             notes.append(ScopeNote(
@@ -37,11 +37,12 @@ extension ReportSummary {
                     + "\(otherProtocolConnections == 1 ? "carries" : "carry") neither HTTP nor TLS: not analysed; "
                     + "\(otherProtocolConnections == 1 ? "its" : "their") bytes are counted as non-HTTP"))
         }
-        if nonTCPPackets > 0 {
+        // Undecodable frames have a warning of their own.
+        if otherProtocolPackets > 0 {
             notes.append(ScopeNote(
-                kind: "non_tcp", count: nonTCPPackets, unit: "packets",
-                message: "\(plural(nonTCPPackets, "packet")) not TCP or not decodable (UDP such as DNS or "
-                    + "QUIC/HTTP/3, ICMP, ARP, …): not analysed"))
+                kind: "non_tcp", count: otherProtocolPackets, unit: "packets",
+                message: "\(plural(otherProtocolPackets, "packet")) \(otherProtocolPackets == 1 ? "is" : "are") not TCP "
+                    + "(UDP such as DNS or QUIC/HTTP/3, ICMP, ARP, …): not analysed"))
         }
         return notes
     }

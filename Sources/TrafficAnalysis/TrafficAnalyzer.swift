@@ -44,6 +44,7 @@ public enum TrafficAnalyzer {
             builder.summary.durationNanoseconds = CaptureTime(nanoseconds: builder.summary.durationNanoseconds).adding(s.duration).nanoseconds
             builder.summary.connections += analysis.connectionCount
             builder.summary.nonTCPPackets += s.nonTCPPackets + s.undecodedPackets
+            builder.summary.otherProtocolPackets += s.nonTCPPackets
             builder.summary.captureFrameBytes += s.frameBytes
             builder.summary.nonTCPFrameBytes += s.nonTCPFrameBytes + s.undecodedFrameBytes
         }

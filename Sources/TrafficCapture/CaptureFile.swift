@@ -146,7 +146,11 @@ public final class CaptureFile {
             if status == 1, let header, let data {
                 let h = header.pointee
                 let caplen = Int(h.caplen)
-                let time = CaptureTime(seconds: Int64(h.ts.tv_sec), nanoseconds: Int64(h.ts.tv_usec))
+                // pcap and pcapng store unsigned seconds, but libpcap reads a pcap record's into a signed
+                // 32-bit field first: 0xFFFFFFFF (the year 2106) arrives as -1. Negative is never meant.
+                var seconds = Int64(h.ts.tv_sec)
+                if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
+                let time = CaptureTime(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
                 body(CapturedPacket(
                     time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen),
                     originalLength: Int(h.len)))

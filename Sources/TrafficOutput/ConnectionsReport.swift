@@ -129,7 +129,7 @@ public struct ConnectionsReport {
         var text = table.render(width: width)
         let count = analyses.reduce(0) { $0 + $1.connections.count }
         let packets = analyses.reduce(0) { $0 + $1.summary.packets }
-        text += "\(count) connections, \(packets) packets"
+        text += "\(plural(count, "connection")), \(plural(packets, "packet"))"
         text += "; arrows: → client to server, ← server to client; bytes are frame bytes\n"
         return text
     }

@@ -33,7 +33,7 @@ struct DiffCommand: ParsableCommand {
     var filter: String?
 
     @Option(name: .shortAndLong, help: "Output format: table, markdown or json.")
-    var format: CheckFormat = .table
+    var format: DiffFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
     var output: String?
@@ -41,7 +41,6 @@ struct DiffCommand: ParsableCommand {
     @OptionGroup var width: WidthOptions
 
     func validate() throws {
-        if format == .junit { throw ValidationError("--format junit needs a verdict; use it with `traffic check`") }
         try validateFilter(filter)
     }
 
@@ -54,6 +53,19 @@ struct DiffCommand: ParsableCommand {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
-        try writeText(CheckReport(outcome: outcome, verdict: false).render(format, width: width.tableWidth), to: output)
+        try writeText(CheckReport(outcome: outcome, verdict: false).render(format.checkFormat, width: width.tableWidth), to: output)
+    }
+}
+
+/// What `diff` writes: the formats of `check` but JUnit, which needs a verdict.
+enum DiffFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, markdown, json
+
+    var checkFormat: CheckFormat {
+        switch self {
+        case .table: return .table
+        case .markdown: return .markdown
+        case .json: return .json
+        }
     }
 }

@@ -26,7 +26,8 @@ struct MalformedInputTests {
             #expect(!result.stderr.contains(marker), "\(file): \(marker) on stderr")
         }
         for line in result.stderr.split(separator: "\n") {
-            #expect(line.hasPrefix("traffic: ") || line.hasPrefix("warning: "), "\(file): unexpected stderr line: \(line)")
+            #expect(line.hasPrefix("traffic: ") || line.hasPrefix("warning: ") || line.hasPrefix("note: "),
+                    "\(file): unexpected stderr line: \(line)")
         }
     }
 

@@ -78,6 +78,7 @@ let package = Package(
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficTestSupport"]),
         .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
+        .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficCapture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis", "TrafficOutput"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,14 +1,14 @@
 /// A capture timestamp: nanoseconds since the Unix epoch, UTC.
 ///
 /// Integer nanoseconds keep pcap's microsecond and nanosecond stamps exact and make arithmetic and
-/// printing deterministic. Timestamps read from a capture are clamped to ±2^62 ns (the years 1823 to
+/// printing deterministic. Timestamps read from a capture are clamped to ±(2^62 − 1) ns (the years 1823 to
 /// 2116, which holds every 32-bit pcap second count): the difference of any two then fits in an `Int64`,
 /// so a damaged or hostile timestamp can never make time arithmetic overflow.
 public struct CaptureTime: Hashable, Comparable, Sendable {
     public var nanoseconds: Int64
 
     /// The largest magnitude a timestamp read from a capture may have.
-    public static let limit: Int64 = 1 << 62
+    public static let limit: Int64 = (1 << 62) - 1
 
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 

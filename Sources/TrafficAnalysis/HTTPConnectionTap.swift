@@ -2,6 +2,7 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 
 /// Sits between the reassembler and the HTTP parser of one connection: forwards the streams, joins
 /// exchanges, attributes connection overhead, and hands records and frame accounting to the report.
@@ -12,7 +13,7 @@ import TrafficReassembly
 /// added to the groups then (a few words per record are kept, not the record); after a protocol switch,
 /// the tunnel's bytes when the streams end. Records that are listed (`--messages`) must be final when
 /// they are counted: those are held whole until then.
-final class HTTPConnectionTap: TCPStreamHandler {
+final class HTTPConnectionTap: SessionStage {
     /// Owned by the tap (retained once here, released at `finish` or in `deinit`) and called unretained: a
     /// call through an optional `var` retains and releases the parser around it, an atomic pair per segment.
     private var parser: Unmanaged<HTTPConnectionParser>?
@@ -112,8 +113,8 @@ final class HTTPConnectionTap: TCPStreamHandler {
         !record.flags.isEmpty && (record.flags.contains("upgrade") || record.flags.contains("tunnel"))
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, segment: segment) }
+    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {

@@ -1,6 +1,7 @@
 import TrafficCapture
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 import TrafficTLS
 import TrafficWire
 
@@ -8,7 +9,7 @@ import TrafficWire
 ///
 /// Without keys the paths stay hidden, but the server name and the byte costs do not (issue 9). A
 /// decrypting stage would sit between this tap's parser and an HTTP parser; until then, nothing is decrypted.
-final class TLSConnectionTap: TCPStreamHandler {
+final class TLSConnectionTap: SessionStage {
     private let parser: TLSConnectionParser
     private let info: TCPConnectionInfo
     private let builder: ReportBuilder
@@ -23,8 +24,8 @@ final class TLSConnectionTap: TCPStreamHandler {
         parser = TLSConnectionParser(info: info)
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser.receive(bytes, direction: direction, segment: segment)
+    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+        parser.receive(bytes, direction: direction, span: span)
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {

@@ -1,6 +1,7 @@
 import TrafficCapture
 import TrafficCodecs
 import TrafficReassembly
+import TrafficSessions
 
 /// Parses both directions of one TCP connection into `HTTPMessageRecord`s.
 ///
@@ -43,7 +44,7 @@ import TrafficReassembly
 ///   every byte the server sends until the end (no start line, no header section).
 /// - Host: an absolute-form target wins over `Host`; lower-cased, default port (80, 443 for https)
 ///   dropped; without either, the server address (IPv6 in brackets) with its port unless 80.
-public final class HTTPConnectionParser: TCPStreamHandler {
+public final class HTTPConnectionParser: StreamAnalyzer {
     public let info: TCPConnectionInfo
     private let limits: HTTPLimits
     private let emit: (HTTPMessageRecord) -> Void
@@ -102,9 +103,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         direction == .clientToServer ? requests : responses
     }
 
-    // MARK: TCPStreamHandler
+    // MARK: StreamAnalyzer
 
-    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
+    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span segment: WireSpan) {
         guard !finished else { return }
         // The parser is passed straight from its `let` property: a local picked by direction was retained
         // and released around the whole call, once per segment.
@@ -116,7 +117,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     private func receive(
-        _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext, parser: HTTPMessageParser
+        _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: WireSpan, parser: HTTPMessageParser
     ) {
         parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count

@@ -1,6 +1,7 @@
 import Testing
 import TrafficCapture
 import TrafficReassembly
+import TrafficSessions
 import TrafficWire
 
 @testable import TrafficHTTP
@@ -170,7 +171,7 @@ enum FixtureRunner {
             case .gap(let direction, let n):
                 parser.skip(n, direction: direction, time: time(i))
             case .data(let direction, let bytes):
-                let segment = TCPSegmentContext(time: time(i), frameBytes: bytes.count + 54, headerBytes: 54)
+                let segment = WireSpan(time: time(i), overheadBytes: 54)
                 var start = 0
                 while cutIndex < cuts.count, cuts[cutIndex] <= base { cutIndex += 1 }
                 var pieces: [Range<Int>] = []
@@ -183,7 +184,7 @@ enum FixtureRunner {
                 bytes.withUnsafeBytes { all in
                     for piece in pieces {
                         parser.receive(
-                            UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, segment: segment)
+                            UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, span: segment)
                     }
                 }
                 base += bytes.count

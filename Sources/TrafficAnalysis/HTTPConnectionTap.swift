@@ -161,20 +161,10 @@ final class HTTPConnectionTap: SessionStage {
         }
         var unattributed = 0
         for direction in Direction.allCases {
-            let stats = summary[direction]
-            // Captured payload in no record or tunnel, payload cut off by the snaplen or after close.
-            unattributed += counts[direction.rawValue].nonHTTPBytes + stats.truncatedPayloadBytes
-                + stats.undeliveredPayloadBytes
-            // Overhead the user did not choose.
-            if !overhead.contains(.handshake) { unattributed += stats.handshakeBytes }
-            if !overhead.contains(.teardown) { unattributed += stats.teardownBytes }
-            if overhead.contains(.packets) {
-                unattributed += stats.undeliveredHeaderBytes
-            } else {
-                unattributed += stats.ackBytes + stats.retransmissionFrameBytes + stats.dataHeaderBytes
-                    + (stats.dataPayloadBytes - stats.deliveredBytes - stats.truncatedPayloadBytes
-                        - stats.undeliveredPayloadBytes)  // the repeated part of partly new segments
-            }
+            // Captured payload in no record or tunnel (non-HTTP stretches), and overhead the user did not choose.
+            unattributed += summary[direction].unattributedFrameBytes(
+                unanalysedBytes: counts[direction.rawValue].nonHTTPBytes, handshake: overhead.contains(.handshake),
+                teardown: overhead.contains(.teardown), packets: overhead.contains(.packets))
         }
         if !overhead.isEmpty {
             attributeTunnels()

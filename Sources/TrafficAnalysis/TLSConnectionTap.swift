@@ -65,22 +65,15 @@ final class TLSConnectionTap: SessionStage {
             record.paired = true
             record.flags = tls.flags
             // Whole-connection costs: each direction's frames go to that direction's record.
-            if overhead.contains(.handshake) { record.handshakeBytes = stats.handshakeBytes } else {
-                unattributed += stats.handshakeBytes
-            }
-            if overhead.contains(.teardown) { record.teardownBytes = stats.teardownBytes } else {
-                unattributed += stats.teardownBytes
-            }
-            let repeated = stats.dataPayloadBytes - stats.deliveredBytes - stats.truncatedPayloadBytes
-                - stats.undeliveredPayloadBytes
+            if overhead.contains(.handshake) { record.handshakeBytes = stats.handshakeBytes }
+            if overhead.contains(.teardown) { record.teardownBytes = stats.teardownBytes }
             if overhead.contains(.packets) {
                 record.packetOverheadBytes = stats.dataHeaderBytes - stats.undeliveredHeaderBytes + stats.ackBytes
-                record.retransmittedBytes = stats.retransmissionFrameBytes + repeated
-                unattributed += stats.undeliveredHeaderBytes
-            } else {
-                unattributed += stats.dataHeaderBytes + stats.ackBytes + stats.retransmissionFrameBytes + repeated
+                record.retransmittedBytes = stats.retransmissionFrameBytes + stats.repeatedPayloadBytes
             }
-            unattributed += bytes.nonTLSBytes + stats.truncatedPayloadBytes + stats.undeliveredPayloadBytes
+            unattributed += stats.unattributedFrameBytes(
+                unanalysedBytes: bytes.nonTLSBytes, handshake: overhead.contains(.handshake),
+                teardown: overhead.contains(.teardown), packets: overhead.contains(.packets))
             builder.add(record, capture: capture)
         }
         builder.summary.unattributedFrameBytes += unattributed

@@ -40,6 +40,8 @@ let package = Package(
             name: "CZstd", pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
 
+        // Threads, conditions and queues: a leaf the engine and the table renderer share.
+        .target(name: "TrafficConcurrency", swiftSettings: engineSettings),
         .target(name: "TrafficCodecs", dependencies: ["CZlib", "CBrotli", "CZstd"], swiftSettings: engineSettings),
         .target(name: "TrafficCapture", dependencies: ["CPcap", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(name: "TrafficWire", dependencies: ["TrafficCapture"], swiftSettings: engineSettings),
@@ -50,9 +52,12 @@ let package = Package(
         .target(name: "TrafficTLS", dependencies: ["TrafficSessions"], swiftSettings: engineSettings),
         .target(
             name: "TrafficAnalysis",
-            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS"],
+            dependencies: [
+                "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
+                "TrafficConcurrency",
+            ],
             swiftSettings: engineSettings),
-        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS"]),
+        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS", "TrafficConcurrency"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",

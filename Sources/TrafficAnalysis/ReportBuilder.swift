@@ -1,3 +1,4 @@
+import TrafficConcurrency
 import TrafficHTTP
 
 #if canImport(Glibc)

@@ -22,7 +22,7 @@ final class HTTPConnectionTap: SessionStage {
     private let capture: Int
     private let overhead: OverheadOptions
     /// Whole records waiting to be counted (`holdsWholeRecords`), in the order of `attributions`.
-    private var held: [HTTPMessageRecord] = []
+    private var held: [MessageRecord] = []
     /// Every record taken while `holding` (32 bytes each: long keep-alive connections take many).
     private var attributions: [Attribution] = []
     /// The overhead found for each of `attributions`, made when the connection's overhead is attributed.
@@ -50,7 +50,7 @@ final class HTTPConnectionTap: SessionStage {
                 take(record)
                 return
             }
-            var batch: [HTTPMessageRecord] = []
+            var batch: [MessageRecord] = []
             joiner.add(record) { batch.append($0) }
             take(batch)
         }
@@ -73,10 +73,10 @@ final class HTTPConnectionTap: SessionStage {
         let segmentHeaderBytes: Int
         /// The pin, or -1.
         private let storedPin: Int
-        let kind: HTTPMessageRecord.Kind
+        let kind: MessageRecord.Kind
         let switches: Bool
 
-        init(_ record: HTTPMessageRecord, pin: Int?) {
+        init(_ record: MessageRecord, pin: Int?) {
             index = record.index
             segmentHeaderBytes = record.segmentHeaderBytes
             storedPin = pin ?? -1
@@ -89,12 +89,12 @@ final class HTTPConnectionTap: SessionStage {
 
     /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's
     /// bytes find the request of the switch (see `attributeTunnels`).
-    private func take(_ batch: [HTTPMessageRecord]) {
+    private func take(_ batch: [MessageRecord]) {
         if batch.contains(where: Self.switches) { switched = true }
         for record in batch { take(record) }
     }
 
-    private func take(_ record: HTTPMessageRecord) {
+    private func take(_ record: MessageRecord) {
         recordCount += 1
         if Self.switches(record) { switched = true }
         guard holding else {
@@ -109,8 +109,8 @@ final class HTTPConnectionTap: SessionStage {
         }
     }
 
-    private static func switches(_ record: HTTPMessageRecord) -> Bool {
-        !record.flags.isEmpty && (record.flags.contains("upgrade") || record.flags.contains("tunnel"))
+    private static func switches(_ record: MessageRecord) -> Bool {
+        !record.flags.isEmpty && record.flags.contains(where: \.switchesProtocol)
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
@@ -132,7 +132,7 @@ final class HTTPConnectionTap: SessionStage {
         self.parser = nil
         let parser = owned.takeRetainedValue()
         parser.finish(time: time)
-        var batch: [HTTPMessageRecord] = []
+        var batch: [MessageRecord] = []
         joiner.flush { batch.append($0) }
         take(batch)
         counts = [parser.counts(for: .clientToServer), parser.counts(for: .serverToClient)]
@@ -182,7 +182,7 @@ final class HTTPConnectionTap: SessionStage {
         /// The record on `direction`'s side of exchange `index` (the final response for responses),
         /// else the other side's record of that exchange.
         func slot(_ index: Int, _ direction: Direction) -> Int? {
-            let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+            let kind: MessageRecord.Kind = direction == .clientToServer ? .request : .response
             return attributions.lastIndex { $0.index == index && $0.kind == kind }
                 ?? attributions.lastIndex { $0.index == index }
         }
@@ -192,7 +192,7 @@ final class HTTPConnectionTap: SessionStage {
             }
             for direction in Direction.allCases {
                 // Headers of tunnel or trailing non-HTTP stretches: the direction's last message.
-                let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+                let kind: MessageRecord.Kind = direction == .clientToServer ? .request : .response
                 if let target = attributions.lastIndex(where: { $0.kind == kind }) ?? attributions.indices.last {
                     credit(target) { $0.packetOverheadBytes += leftoverHeaders[direction.rawValue] }
                 }

@@ -45,10 +45,10 @@ final class TLSConnectionTap: SessionStage {
         for direction in Direction.allCases {
             let stats = summary[direction]
             let bytes = tls[direction]
-            var record = HTTPMessageRecord(
+            var record = MessageRecord(
                 connection: info.id, index: 1, kind: .tls, time: info.start, client: info.client.description,
                 server: info.server.description, host: tls.sni ?? Self.hostText(info.server), path: "(tls)")
-            var fields = HTTPMessageRecord.TLSBytes(direction: direction.name)
+            var fields = MessageRecord.TLSBytes(direction: direction.name)
             fields.handshakeBytes = bytes.handshakeBytes
             fields.applicationBytes = bytes.applicationBytes
             fields.alertBytes = bytes.alertBytes

@@ -101,7 +101,7 @@ public final class TLSConnectionParser: SessionStage {
         }
         summary.helloRetryRequest = flags.contains(.helloRetryRequest)
         summary.resumed = flags.contains(.resumed)
-        summary.flags = flags.names
+        summary.flags = flags.anomalies
         summary.clientToServer = records[Direction.clientToServer.rawValue].stats
         summary.serverToClient = records[Direction.serverToClient.rawValue].stats
         return summary

@@ -19,7 +19,7 @@ import TrafficWire
 
     /// What the records say, in emission order.
     final class RecordingSink {
-        var records: [HTTPMessageRecord] = []
+        var records: [MessageRecord] = []
     }
 
     /// A made-up segment: its time and the header bytes it carries (66: Ethernet, IPv4, TCP with timestamps).
@@ -28,7 +28,7 @@ import TrafficWire
     }
 
     /// Feeds `pieces` (direction, bytes) through a session with an HTTP/1 fallback and an optional toy stage.
-    static func run(_ pieces: [(Direction, [UInt8])], withToy: Bool = true, gapFirst: Bool = false) -> [HTTPMessageRecord] {
+    static func run(_ pieces: [(Direction, [UInt8])], withToy: Bool = true, gapFirst: Bool = false) -> [MessageRecord] {
         let sink = RecordingSink()
         var detectors: [(detector: ProtocolDetector, make: (TCPConnectionInfo) -> any SessionStage)] = []
         if withToy {
@@ -48,7 +48,7 @@ import TrafficWire
         return sink.records
     }
 
-    static func expectExchange(_ records: [HTTPMessageRecord], requestOverhead: Int, responseOverhead: Int) {
+    static func expectExchange(_ records: [MessageRecord], requestOverhead: Int, responseOverhead: Int) {
         #expect(records.count == 2)
         let request = records.first { $0.kind == .request }, response = records.first { $0.kind == .response }
         #expect(request?.lineBytes == 17 && request?.headerBytes == 11 && request?.bodyBytes == 0)

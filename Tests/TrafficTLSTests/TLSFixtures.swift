@@ -160,7 +160,7 @@ struct TLSDigest: Equatable, CustomStringConvertible {
         cipherSuite = s.cipherSuite
         resumed = s.resumed
         helloRetryRequest = s.helloRetryRequest
-        flags = s.flags
+        flags = s.flags.map(\.name)
         clientToServer = s.clientToServer
         serverToClient = s.serverToClient
     }

@@ -1,4 +1,3 @@
-import TrafficSessions
 /// The generator's ground truth: what it put in the capture, per host and path template.
 ///
 /// Byte fields follow `MessageRecord` in the main package: head bytes are the start line, the

@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "traffic",
             dependencies: [
-                "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
+                "TrafficSessions", "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -200,35 +200,3 @@ public struct ReportGroup: Sendable {
     public var keys: [String]
     public var totals: GroupTotals
 }
-
-/// The connection overhead of one record (`--overhead`, and bytes after a protocol switch): known only when
-/// its connection ends, while the record was counted when it was complete.
-struct RecordOverhead {
-    var tunnelBytes = 0
-    var handshakeBytes = 0
-    var teardownBytes = 0
-    var packetOverheadBytes = 0
-    var retransmittedBytes = 0
-
-    init() {}
-
-    /// The overhead a record carries already.
-    init(of record: MessageRecord) {
-        tunnelBytes = record.tunnelBytes
-        handshakeBytes = record.handshakeBytes
-        teardownBytes = record.teardownBytes
-        packetOverheadBytes = record.packetOverheadBytes
-        retransmittedBytes = record.retransmittedBytes
-    }
-
-    var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
-
-    /// Adds these bytes to the record's own fields.
-    func apply(to record: inout MessageRecord) {
-        record.tunnelBytes += tunnelBytes
-        record.handshakeBytes += handshakeBytes
-        record.teardownBytes += teardownBytes
-        record.packetOverheadBytes += packetOverheadBytes
-        record.retransmittedBytes += retransmittedBytes
-    }
-}

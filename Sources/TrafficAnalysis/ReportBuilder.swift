@@ -65,14 +65,14 @@ final class ReportBuilder {
     }
 
     /// Counts `record` in its group (unless a filter leaves it out).
-    func add(_ record: MessageRecord, capture: Int) {
+    package func add(_ record: MessageRecord, capture: Int) {
         guard count(record, capture: capture) != nil else { return }
         if groups.count >= spillAt { spillGroups() }
     }
 
     /// `add`, for a record whose connection overhead follows (`addOverhead`): returns a pin of its group
     /// (nil when a filter left it out).
-    func addPinned(_ record: MessageRecord, capture: Int) -> Int? {
+    package func addPinned(_ record: MessageRecord, capture: Int) -> Int? {
         guard let slot = count(record, capture: capture) else { return nil }
         let pin: Int
         if let free = freePins.popLast() {
@@ -110,10 +110,10 @@ final class ReportBuilder {
 
     /// Whether a record must be final when it is added (records are listed): otherwise its connection
     /// overhead can follow with `addOverhead`.
-    var keepsRecords: Bool { options.keepMessages }
+    package var keepsRecords: Bool { options.keepMessages }
 
     /// Overhead of a request or response counted with `addPinned`, which returned `pin`; the pin is released.
-    func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: MessageRecord.Kind) {
+    package func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: MessageRecord.Kind) {
         let slot = Int(pinSlots[pin])
         pinSlots[pin] = -1
         freePins.append(Int32(truncatingIfNeeded: pin))

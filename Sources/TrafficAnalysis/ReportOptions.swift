@@ -1,3 +1,5 @@
+import TrafficSessions
+
 /// What `traffic analyze` groups, filters and keeps.
 public struct ReportOptions: Sendable {
     public var groupBy: [GroupField] = [.host, .path]

@@ -1,3 +1,4 @@
+import TrafficSessions
 import ArgumentParser
 import TrafficAnalysis
 import TrafficCapture

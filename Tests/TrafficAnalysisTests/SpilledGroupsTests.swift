@@ -1,3 +1,4 @@
+import TrafficSessions
 import Foundation
 import Testing
 @testable import TrafficAnalysis

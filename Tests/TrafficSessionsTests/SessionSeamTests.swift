@@ -175,3 +175,58 @@ final class ToyUnframer: SessionStage {
 
     func finish(time: CaptureTime) { child.finish(time: time) }
 }
+
+/// `SessionRecords` in front of a recording sink: records pass straight through without overhead to
+/// attribute; after a protocol switch they wait for the streams' end and carry the tunnel's bytes.
+@Suite struct SessionRecordsTests {
+    final class RecordingSink: RecordSink {
+        var keepsRecords = false
+        var added: [MessageRecord] = []
+        func add(_ record: MessageRecord, capture: Int) { added.append(record) }
+        func addPinned(_ record: MessageRecord, capture: Int) -> Int? {
+            added.append(record)
+            return added.count - 1
+        }
+        func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: MessageRecord.Kind) {
+            overhead.apply(to: &added[pin])
+        }
+    }
+
+    static func record(_ kind: MessageRecord.Kind, _ index: Int, flags: [RecordAnomaly] = []) -> MessageRecord {
+        var record = MessageRecord(
+            connection: 1, index: index, kind: kind, time: .zero, client: "c", server: "s", host: "h", path: "/")
+        record.flags = flags
+        return record
+    }
+
+    @Test func recordsPassStraightThrough() {
+        let sink = RecordingSink()
+        let records = SessionRecords(sink: sink, capture: 0, overhead: [])
+        records.take(Self.record(.request, 1))
+        #expect(sink.added.count == 1)
+        records.take([Self.record(.response, 1)])
+        #expect(sink.added.count == 2 && records.count == 2)
+    }
+
+    /// A `101` switches both directions: 7 client and 11 server bytes after it go to the exchange that switched,
+    /// each to its side, and nothing is counted before the streams end.
+    @Test func tunnelBytesGoToTheExchangeThatSwitched() {
+        let sink = RecordingSink()
+        let records = SessionRecords(sink: sink, capture: 0, overhead: [])
+        records.take([Self.record(.request, 1), Self.record(.response, 1, flags: [.upgrade])])
+        #expect(sink.added.isEmpty)
+        records.streamsEnded(tunnelBytes: [7, 11], leftoverHeaders: [0, 0])
+        #expect(sink.added.map(\.tunnelBytes) == [7, 11])
+        #expect(sink.added.map(\.kind) == [.request, .response])
+    }
+
+    /// With `--overhead` the records are counted at once (pinned), their overhead when the connection ends.
+    @Test func pinnedRecordsAreCountedAtOnce() {
+        let sink = RecordingSink()
+        let records = SessionRecords(sink: sink, capture: 0, overhead: .packets)
+        var request = Self.record(.request, 1)
+        request.segmentHeaderBytes = 66
+        records.take(request)
+        #expect(sink.added.count == 1 && sink.added[0].packetOverheadBytes == 0)
+    }
+}

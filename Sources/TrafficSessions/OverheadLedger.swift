@@ -1,6 +1,4 @@
-import TrafficHTTP
 import TrafficReassembly
-import TrafficSessions
 
 /// Attributes pure ACKs and retransmitted segments of one connection to exchanges by stream position.
 ///
@@ -9,25 +7,27 @@ import TrafficSessions
 /// client's ACKs of a download go to that exchange's request record; a retransmission belongs to the
 /// message whose bytes it repeats, on its own side. Positions past the last finished message belong to
 /// the message in progress, which is charged when it ends.
-struct OverheadLedger {
+package struct OverheadLedger {
     struct Span {
         var start: Int
         var end: Int
         var index: Int
     }
 
-    struct Entry: Hashable {
-        var index: Int
+    package struct Entry: Hashable {
+        package var index: Int
         /// The side charged: client-to-server bytes go to requests, server-to-client to responses.
-        var direction: Direction
+        package var direction: Direction
     }
 
     private var spans: [[Span]] = [[], []]
     /// Bytes waiting for the next message of a stream direction: [stream direction][ack, retransmission].
     private var waiting: [[Int]] = [[0, 0], [0, 0]]
-    private(set) var charges: [Entry: (ack: Int, retransmitted: Int)] = [:]
+    package private(set) var charges: [Entry: (ack: Int, retransmitted: Int)] = [:]
 
-    mutating func emitted(_ record: MessageRecord) {
+    package init() {}
+
+    package mutating func emitted(_ record: MessageRecord) {
         let direction: Direction = record.kind == .request ? .clientToServer : .serverToClient
         let end = record.streamOffset + record.transferBytes + record.missingBytes
         spans[direction.rawValue].append(Span(start: record.streamOffset, end: end, index: record.index))
@@ -37,7 +37,7 @@ struct OverheadLedger {
         waiting[direction.rawValue] = [0, 0]
     }
 
-    mutating func note(_ event: TCPPacketEvent) {
+    package mutating func note(_ event: TCPPacketEvent) {
         switch event.kind {
         case .ack:
             // The last acknowledged byte is at streamOffset - 1 of the other direction.
@@ -57,7 +57,7 @@ struct OverheadLedger {
     }
 
     /// What never found a later message goes to the last message of its stream direction.
-    mutating func settle() {
+    package mutating func settle() {
         for stream in Direction.allCases {
             let pending = waiting[stream.rawValue]
             guard pending != [0, 0], let last = spans[stream.rawValue].last ?? spans[stream.opposite.rawValue].last
@@ -69,7 +69,7 @@ struct OverheadLedger {
     }
 
     /// Bytes that found no message at all (a connection without records).
-    var unsettledBytes: Int { waiting.joined().reduce(0, +) }
+    package var unsettledBytes: Int { waiting.joined().reduce(0, +) }
 
     /// The finished message holding `position`; positions before the first message count to it, positions
     /// after the last one to the message in progress (nil).

@@ -15,7 +15,11 @@ public struct OverheadOptions: OptionSet, Sendable {
     public init?(list: String) {
         var options: OverheadOptions = []
         for name in list.split(separator: ",") {
-            switch name.trimmingCharacters() {
+            // Lists like `handshake, teardown` allow spaces around their commas.
+            var trimmed = name
+            while trimmed.first == " " { trimmed.removeFirst() }
+            while trimmed.last == " " { trimmed.removeLast() }
+            switch trimmed {
             case "all": options.formUnion(.all)
             case "handshake": options.insert(.handshake)
             case "teardown": options.insert(.teardown)

@@ -1,0 +1,31 @@
+/// The connection overhead of one record (`--overhead`, and bytes after a protocol switch): known only when
+/// its connection ends, while the record was counted when it was complete.
+package struct RecordOverhead {
+    package var tunnelBytes = 0
+    package var handshakeBytes = 0
+    package var teardownBytes = 0
+    package var packetOverheadBytes = 0
+    package var retransmittedBytes = 0
+
+    package init() {}
+
+    /// The overhead a record carries already.
+    package init(of record: MessageRecord) {
+        tunnelBytes = record.tunnelBytes
+        handshakeBytes = record.handshakeBytes
+        teardownBytes = record.teardownBytes
+        packetOverheadBytes = record.packetOverheadBytes
+        retransmittedBytes = record.retransmittedBytes
+    }
+
+    package var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
+
+    /// Adds these bytes to the record's own fields.
+    package func apply(to record: inout MessageRecord) {
+        record.tunnelBytes += tunnelBytes
+        record.handshakeBytes += handshakeBytes
+        record.teardownBytes += teardownBytes
+        record.packetOverheadBytes += packetOverheadBytes
+        record.retransmittedBytes += retransmittedBytes
+    }
+}

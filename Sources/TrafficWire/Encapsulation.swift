@@ -50,9 +50,12 @@ public struct Encapsulation: Hashable, Sendable {
     /// Layers kept per packet: 16 codes of 4 bits fill the word.
     public static let capacity = 16
 
-    /// Kind codes, outermost in the lowest 4 bits; 0 ends the list.
+    /// Kind codes, outermost in the lowest 4 bits; 0 ends the list. One word, because every decoded segment
+    /// carries it through the reassembler.
     public private(set) var rawValue: UInt64 = 0
-    public private(set) var count = 0
+
+    /// Codes are never 0, so the highest set bit tells how many there are.
+    public var count: Int { (UInt64.bitWidth - rawValue.leadingZeroBitCount + 3) / 4 }
 
     public init() {}
 
@@ -60,12 +63,12 @@ public struct Encapsulation: Hashable, Sendable {
         for kind in kinds { append(kind) }
     }
 
-    public var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { rawValue == 0 }
 
     public mutating func append(_ kind: Kind) {
+        let count = count
         guard count < Self.capacity else { return }
         rawValue |= UInt64(kind.rawValue) << UInt64(4 * count)
-        count += 1
     }
 
     /// The layers, outermost first (allocates: for reports, not for the packet path).

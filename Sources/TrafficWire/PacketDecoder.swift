@@ -62,6 +62,9 @@ public struct PacketDecoder {
         let end = packet.originalLength
         switch linkType {
         case .ethernet:
+            // Untagged IPv4 first and without a call: the common frame pays for no tunnel or tag check.
+            guard bytes.count >= 14 else { return .malformed(.truncatedHeader) }
+            if bytes.loadBigEndianUInt16(at: 12) == 0x0800 { return decodeIPv4(packet, at: 14, end: end) }
             return decodeEthernet(packet, at: 0, end: end)
         case .linuxSLL:
             guard bytes.count >= 16 else { return .malformed(.truncatedHeader) }
@@ -108,7 +111,6 @@ public struct PacketDecoder {
         return decodeEtherType(etherType, packet, at: offset, end: end)
     }
 
-    @inline(__always)
     mutating func decodeEtherType(_ etherType: UInt16, _ packet: CapturedPacket, at offset: Int, end: Int) -> Result {
         switch etherType {
         case 0x0800: return decodeIPv4(packet, at: offset, end: end)

@@ -88,4 +88,40 @@ import TrafficTestSupport
             }
         }
     }
+
+    /// Damaged tunnels never trap: random bytes of a random wrapped frame overwritten, under every link, decode
+    /// to a segment, a non-TCP packet or a named anomaly (the decoder's counts say which).
+    @Test func damagedStacksNeverTrap() async {
+        await propertyCheck(count: 300, input: Gen.uint64()) { seed in
+            var rng = SplitMix(state: seed)
+            let link = TunnelFrames.Link.allCases.randomElement(using: &rng)!
+            var packet = Self.packets.randomElement(using: &rng)!
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let layer = TunnelFrames.Layer.allCases.filter { $0.fits(packet) }.randomElement(using: &rng)!
+                packet = layer.wrap(packet)
+            }
+            var (type, frame, _) = link.frame(packet)
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                // Mostly in the headers, where the lengths are.
+                let index = Int.random(in: 0..<min(frame.count, 160), using: &rng)
+                frame[index] = UInt8.random(in: 0...255, using: &rng)
+            }
+            let cut = Int.random(in: 0...frame.count, using: &rng)
+            var decoder = PacketDecoder(linkType: type)
+            frame.withUnsafeBytes { bytes in
+                let result = decoder.decode(CapturedPacket(
+                    time: .zero, bytes: UnsafeRawBufferPointer(rebasing: bytes[..<cut]), originalLength: frame.count))
+                let anomalies = decoder.anomalies.reduce(0, +)
+                if case .malformed(let anomaly) = result {
+                    #expect(decoder.count(of: anomaly) == 1, "seed \(seed)")
+                } else if case .tcp(let segment) = result {
+                    #expect(segment.payload.count <= segment.payloadLength, "seed \(seed)")
+                    #expect(segment.frameBytes == frame.count, "seed \(seed)")
+                    #expect(anomalies == 0, "seed \(seed)")
+                } else {
+                    #expect(anomalies == 0, "seed \(seed)")
+                }
+            }
+        }
+    }
 }

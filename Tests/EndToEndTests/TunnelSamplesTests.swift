@@ -134,5 +134,9 @@ import Testing
         let counts = try #require(summary["encapsulated_packets"] as? [String: Int])
         #expect(Set(counts.keys) == Set(stack), "\(file)")
         for name in stack { #expect(counts[name] == summary["packets"] as? Int, "\(file) \(name)") }
+        let table = try Harness.run(["analyze", "samples/tunnels/\(file)"]).stdout
+        let packets = try #require(summary["packets"] as? Int)
+        let line = Set(stack).sorted().map { "\(packets) \($0)" }.joined(separator: ", ")
+        #expect(table.contains("packets inside tunnels or tags: \(line)\n") == !stack.isEmpty, "\(file)")
     }
 }

@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    /// The unwrapped captures' outputs, each run once instead of once per wrapping (CI time).
+    final class PlainOutputs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outputs: [[String]: String] = [:]
+
+        func stdout(_ arguments: [String]) throws -> String {
+            lock.lock()
+            defer { lock.unlock() }
+            if let known = outputs[arguments] { return known }
+            let output = try Harness.run(arguments).stdout
+            outputs[arguments] = output
+            return output
+        }
+    }
+
+    static let plainOutputs = PlainOutputs()
+
     static func split(_ file: String) -> (base: String, kind: String) {
         let parts = file.dropLast(".pcap".count).components(separatedBy: "--")
         return ("samples/\(parts[0]).pcap", parts[1])
@@ -51,13 +68,13 @@ import Testing
     @Test(arguments: captures)
     func recordsAreByteIdentical(file: String) throws {
         let (base, _) = Self.split(file)
-        let plain = try Harness.run(["analyze", "--format", "json", "--messages", base])
+        let plain = try Self.plainOutputs.stdout(["analyze", "--format", "json", "--messages", base])
         let wrapped = try Harness.run(["analyze", "--format", "json", "--messages", "samples/tunnels/\(file)"])
         #expect(wrapped.status == 0, "\(wrapped.stderr)")
         #expect(wrapped.stderr.isEmpty, "\(file): \(wrapped.stderr)")
-        #expect(try Self.messagesText(wrapped.stdout) == Self.messagesText(plain.stdout), "\(file)")
+        #expect(try Self.messagesText(wrapped.stdout) == Self.messagesText(plain), "\(file)")
         let summary = try #require(try Harness.json(wrapped.stdout)["summary"] as? [String: Any])
-        let plainSummary = try #require(try Harness.json(plain.stdout)["summary"] as? [String: Any])
+        let plainSummary = try #require(try Harness.json(plain)["summary"] as? [String: Any])
         // The same requests and responses, all of them decoded, and no anomaly.
         for key in ["requests", "responses", "connections", "http_connections", "non_tcp_packets", "packets"] {
             #expect(summary[key] as? Int == plainSummary[key] as? Int, "\(file) \(key)")
@@ -72,7 +89,7 @@ import Testing
     func outerHeadersAreOverhead(file: String) throws {
         let (base, _) = Self.split(file)
         let arguments = ["analyze", "--format", "json", "--messages", "--overhead", "all"]
-        let plain = try Harness.json(try Harness.run(arguments + [base]).stdout)
+        let plain = try Harness.json(try Self.plainOutputs.stdout(arguments + [base]))
         let wrapped = try Harness.json(try Harness.run(arguments + ["samples/tunnels/\(file)"]).stdout)
         let plainRecords = try #require(plain["messages"] as? [[String: Any]])
         let wrappedRecords = try #require(wrapped["messages"] as? [[String: Any]])
@@ -116,7 +133,7 @@ import Testing
         let (base, kind) = Self.split(file)
         let stack = try #require(Self.expectedStack(kind: kind, ip: base.contains("ipv6") ? "ipv6_in_ip" : "ipv4_in_ip"))
         let connections = try Harness.json(try Harness.run(["connections", "--format", "json", "samples/tunnels/\(file)"]).stdout)
-        let plainConnections = try Harness.json(try Harness.run(["connections", "--format", "json", base]).stdout)
+        let plainConnections = try Harness.json(try Self.plainOutputs.stdout(["connections", "--format", "json", base]))
         let rows = try #require(connections["connections"] as? [[String: Any]])
         let plainRows = try #require(plainConnections["connections"] as? [[String: Any]])
         #expect(rows.count == plainRows.count)

@@ -40,11 +40,16 @@ public struct CaptureAnalysis: Sendable {
         decoder.verifyChecksums = options.verifyChecksums
         var fragmentFrames = 0, fragmentBytes = 0
         var sinceProgress = 0
+        var previous = CaptureTime(nanoseconds: .min)
+        var earliest = CaptureTime(nanoseconds: .max), latest = CaptureTime(nanoseconds: .min)
         let damage = file.readPackets { packet in
             summary.packets += 1
             summary.frameBytes += packet.originalLength
-            if summary.firstPacket == nil { summary.firstPacket = packet.time }
-            summary.lastPacket = packet.time
+            let time = packet.time
+            if time < previous { summary.backwardTimestamps += 1 }
+            previous = time
+            if time < earliest { earliest = time }
+            if time > latest { latest = time }
             switch decoder.decode(packet) {
             case .tcp(let segment):
                 // Fragment frames held earlier are now part of this segment's frame bytes.
@@ -72,6 +77,10 @@ public struct CaptureAnalysis: Sendable {
             }
         }
         sink.finish()
+        if summary.packets > 0 {
+            summary.firstPacket = earliest
+            summary.lastPacket = latest
+        }
         // Fragments of datagrams that never completed carried no analysable TCP.
         summary.undecodedPackets += fragmentFrames
         summary.undecodedFrameBytes += fragmentBytes
@@ -90,6 +99,15 @@ public struct CaptureAnalysis: Sendable {
             result.anomalies[anomaly.name] = tcpAnomalies[anomaly.rawValue]
         }
         if let damage { result.warnings.append(AnalysisWarning(capture: path, message: damage.description)) }
+        if summary.backwardTimestamps > 0 {
+            result.anomalies["timestamp_backwards"] = summary.backwardTimestamps
+            let count = summary.backwardTimestamps
+            result.warnings.append(AnalysisWarning(
+                capture: path,
+                message: "\(count) packet\(count == 1 ? " is" : "s are") timestamped earlier than the packet before "
+                    + "(files joined out of order, or a damaged record?); the capture span runs from the earliest "
+                    + "to the latest timestamp"))
+        }
         let badChecksums = decoder.count(of: .badIPChecksum) + decoder.count(of: .badTCPChecksum)
         if badChecksums > 0 {
             result.warnings.append(AnalysisWarning(

@@ -8,8 +8,12 @@ public struct CaptureSummary: Sendable {
     public var packets = 0
     /// pcap `len` of every frame.
     public var frameBytes = 0
+    /// The earliest and the latest timestamp (not the first and last packet: clocks step back, and files
+    /// joined with `mergecap -a` run backwards at the join).
     public var firstPacket: CaptureTime?
     public var lastPacket: CaptureTime?
+    /// Packets timestamped earlier than the packet before them.
+    public var backwardTimestamps = 0
     /// Frames that are not TCP over IP (ARP, UDP, ICMP, …): counted, not analysed.
     public var nonTCPPackets = 0
     public var nonTCPFrameBytes = 0
@@ -27,6 +31,7 @@ public struct CaptureSummary: Sendable {
         self.linkType = linkType
     }
 
+    /// The capture span: from the earliest to the latest timestamp, never negative.
     public var duration: CaptureTime {
         guard let firstPacket, let lastPacket else { return .zero }
         return firstPacket.duration(to: lastPacket)

@@ -11,6 +11,12 @@ public struct ReportSummary: Sendable, Equatable {
     /// Connections recognised as TLS by their records, and how many of them could be decrypted (no keys yet: 0).
     public var tlsConnections = 0
     public var tlsDecrypted = 0
+    /// TLS connections whose server chose HTTP/2 by ALPN.
+    public var tlsHTTP2Connections = 0
+    /// Cleartext connections whose client sent the HTTP/2 preface (prior knowledge or h2c upgrade).
+    public var http2Connections = 0
+    /// Connections with payload that was neither HTTP/1 nor TLS nor HTTP/2 (another application's protocol).
+    public var otherProtocolConnections = 0
     public var requests = 0
     public var responses = 0
     public var unpairedRequests = 0
@@ -27,6 +33,8 @@ public struct ReportSummary: Sendable, Equatable {
     public var incompleteMessages = 0
     /// Frames that are not TCP over IP, and frames too damaged to decode.
     public var nonTCPPackets = 0
+    /// Of those, the frames that decoded fine but are not TCP (UDP, ICMP, ARP, …).
+    public var otherProtocolPackets = 0
 
     // The frame-byte reconciliation (issue 6): with `--overhead all`, the groups' wire bytes +
     // non-HTTP + non-TCP + unattributed frame bytes = the capture's frame bytes.
@@ -45,9 +53,12 @@ public struct ReportSummary: Sendable, Equatable {
     mutating func add(_ o: ReportSummary) {
         captures += o.captures; packets += o.packets; bytes += o.bytes; durationNanoseconds += o.durationNanoseconds
         connections += o.connections; httpConnections += o.httpConnections; tlsConnections += o.tlsConnections
-        tlsDecrypted += o.tlsDecrypted; requests += o.requests; responses += o.responses
+        tlsDecrypted += o.tlsDecrypted; tlsHTTP2Connections += o.tlsHTTP2Connections
+        http2Connections += o.http2Connections; otherProtocolConnections += o.otherProtocolConnections
+        requests += o.requests; responses += o.responses
         unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses
         nonHTTPBytes += o.nonHTTPBytes; tunnelBytes += o.tunnelBytes; missingBytes += o.missingBytes
+        otherProtocolPackets += o.otherProtocolPackets
         decodeErrors += o.decodeErrors; incompleteMessages += o.incompleteMessages; nonTCPPackets += o.nonTCPPackets
         captureFrameBytes += o.captureFrameBytes; nonHTTPFrameBytes += o.nonHTTPFrameBytes
         nonTCPFrameBytes += o.nonTCPFrameBytes; unattributedFrameBytes += o.unattributedFrameBytes

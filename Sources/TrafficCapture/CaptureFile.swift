@@ -96,6 +96,19 @@ public final class CaptureFile {
     deinit { pcap_close(handle) }
 
     /// Compiles a BPF expression with libpcap and applies it to every packet read after this call.
+    /// Compiles `expression` for Ethernet without any capture (pcap_open_dead + pcap_compile): a typo is
+    /// then a usage error before anything is read. A filter that only fails for a capture's own link type
+    /// still fails in `setFilter`.
+    public static func checkFilter(_ expression: String) throws(CaptureError) {
+        guard let dead = pcap_open_dead(DLT_EN10MB, 65535) else { return }
+        defer { pcap_close(dead) }
+        var program = bpf_program()
+        guard pcap_compile(dead, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+            throw .invalidFilter(expression: expression, reason: String(cString: pcap_geterr(dead)))
+        }
+        pcap_freecode(&program)
+    }
+
     public func setFilter(_ expression: String) throws(CaptureError) {
         var program = bpf_program()
         guard pcap_compile(handle, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
@@ -134,7 +147,11 @@ public final class CaptureFile {
             if status == 1, let header, let data {
                 let h = header.pointee
                 let caplen = Int(h.caplen)
-                let time = CaptureTime(seconds: Int64(h.ts.tv_sec), nanoseconds: Int64(h.ts.tv_usec))
+                // pcap and pcapng store unsigned seconds, but libpcap reads a pcap record's into a signed
+                // 32-bit field first: 0xFFFFFFFF (the year 2106) arrives as -1. Negative is never meant.
+                var seconds = Int64(h.ts.tv_sec)
+                if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
+                let time = CaptureTime(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
                 body(CapturedPacket(
                     time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen),
                     originalLength: Int(h.len)))

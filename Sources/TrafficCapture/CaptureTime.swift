@@ -1,15 +1,23 @@
 /// A capture timestamp: nanoseconds since the Unix epoch, UTC.
 ///
 /// Integer nanoseconds keep pcap's microsecond and nanosecond stamps exact and make arithmetic and
-/// printing deterministic; an `Int64` lasts until the year 2262.
+/// printing deterministic. Timestamps read from a capture are clamped to ±(2^62 − 1) ns (the years 1823 to
+/// 2116, which holds every 32-bit pcap second count): the difference of any two then fits in an `Int64`,
+/// so a damaged or hostile timestamp can never make time arithmetic overflow.
 public struct CaptureTime: Hashable, Comparable, Sendable {
     public var nanoseconds: Int64
 
+    /// The largest magnitude a timestamp read from a capture may have.
+    public static let limit: Int64 = (1 << 62) - 1
+
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
+    /// A capture's timestamp, clamped to ±`limit`.
     public init(seconds: Int64, nanoseconds: Int64) {
-        self.nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue
-            &+ nanoseconds
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, overflowSum) = whole.addingReportingOverflow(nanoseconds)
+        let value = overflow ? (seconds < 0 ? Int64.min : Int64.max) : overflowSum ? (nanoseconds < 0 ? Int64.min : Int64.max) : sum
+        self.nanoseconds = min(max(value, -Self.limit), Self.limit)
     }
 
     public static let zero = CaptureTime(nanoseconds: 0)
@@ -19,9 +27,17 @@ public struct CaptureTime: Hashable, Comparable, Sendable {
     /// Seconds as a floating-point number, for JSON output.
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
-    /// Seconds from `self` to `later`, saturating.
+    /// Time from `self` to `later`, never negative (a capture's clock can step back), saturating.
     public func duration(to later: CaptureTime) -> CaptureTime {
-        CaptureTime(nanoseconds: later.nanoseconds.subtractingReportingOverflow(nanoseconds).partialValue)
+        let (difference, overflow) = later.nanoseconds.subtractingReportingOverflow(nanoseconds)
+        if overflow { return CaptureTime(nanoseconds: later.nanoseconds > nanoseconds ? .max : 0) }
+        return CaptureTime(nanoseconds: max(0, difference))
+    }
+
+    /// `self + other`, saturating: sums of spans over many captures.
+    public func adding(_ other: CaptureTime) -> CaptureTime {
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(other.nanoseconds)
+        return CaptureTime(nanoseconds: overflow ? (other.nanoseconds < 0 ? .min : .max) : sum)
     }
 
     /// `seconds.nnnnnnnnn` with exactly nine decimals: exact, and stable across platforms.

@@ -50,8 +50,9 @@ public struct Amount: Sendable, Hashable, Comparable {
     /// The change from `base` as a percentage with one decimal and a sign, or nil when `base` is zero.
     public func percentChange(from base: Amount) -> String? {
         guard base.milli != 0 else { return nil }
-        let percent = Double(milli - base.milli) / Double(base.milli) * 100
-        let text = String(Int((abs(percent) * 10).rounded()))
+        // In Double: the difference of two amounts can exceed Int, and so can the tenths of a percentage.
+        let percent = (Double(milli) - Double(base.milli)) / Double(base.milli) * 100
+        let text = String(Int(min((abs(percent) * 10).rounded(), 1e15)))
         let padded = text.count < 2 ? "0" + text : text
         let magnitude = padded.dropLast() + "." + padded.suffix(1)
         if magnitude == "0.0" { return "0.0%" }

@@ -20,6 +20,7 @@ extension Baseline {
             for (field, key) in zip(snapshot.groupBy, group.keys) { w.field(field.columnName, key) }
             w.field("requests", group.counts.requests)
             w.field("responses", group.counts.responses)
+            if group.counts.incomplete > 0 { w.field("incomplete_messages", group.counts.incomplete) }
             for field in CheckField.byteFields { w.field(field.rawValue, group.counts.total(field)) }
             w.beginObject("per_request")
             for field in CheckField.byteFields {

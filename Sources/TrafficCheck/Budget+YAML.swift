@@ -20,7 +20,7 @@ extension Budget {
         public var message: String
     }
 
-    /// Parses the YAML format documented in docs/ci.md:
+    /// Parses the YAML format documented in the README (Budgets):
     ///
     ///     budgets:
     ///       - path: "/api/*"

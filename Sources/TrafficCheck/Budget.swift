@@ -45,6 +45,9 @@ public struct Budget: Sendable, Equatable {
             Self.glob(host, groupHost) && Self.glob(path, groupPath)
         }
 
+        /// `host "api.*", path "/v1/*"`: the globs as a person wrote them.
+        public var globs: String { "host \"\(host)\", path \"\(path)\"" }
+
         static func glob(_ pattern: String, _ value: String?) -> Bool {
             guard let value else { return pattern == "*" }
             return fnmatch(pattern, value, 0) == 0
@@ -54,6 +57,16 @@ public struct Budget: Sendable, Equatable {
     public var rules: [Rule]
 
     public init(rules: [Rule]) { self.rules = rules }
+
+    /// The positions of the rules that match no group of `snapshot`: a glob with a typo, or an endpoint
+    /// renamed, would otherwise pass silently.
+    public func unmatchedRules(_ snapshot: Snapshot) -> [Int] {
+        rules.indices.filter { index in
+            !snapshot.groups.contains { group in
+                rules[index].matches(host: snapshot.key(.host, of: group), path: snapshot.key(.path, of: group))
+            }
+        }
+    }
 
     /// Every limit of every rule that matches a group, in group then rule order, passed or not.
     public func evaluate(_ snapshot: Snapshot) -> [BudgetResult] {

@@ -16,6 +16,14 @@ extension CheckReport {
         if verdict {
             w.field("passed", outcome.passed)
             w.field("failures", outcome.failureCount)
+            w.field("compared", outcome.comparedCount)
+            w.field("new", outcome.newCount)
+            w.field("missing", outcome.missingCount)
+            w.field("not_compared", outcome.incompleteCount)
+            w.field("nothing_compared", outcome.nothingCompared)
+            w.field("damage", outcome.damageMessages)
+            w.field("not_analysed", outcome.integrity.notAnalysed)
+            w.field("run_failures", outcome.runFailureMessages)
         }
         w.beginArray("groups")
         for group in outcome.groups {
@@ -23,6 +31,7 @@ extension CheckReport {
             writeKeys(group.keys, to: &w)
             w.field("presence", group.presence.rawValue)
             w.field("changed", group.changed)
+            w.field("compared", group.compared)
             if verdict { w.field("failed", group.failed) }
             w.beginArray("fields")
             for change in group.fields {
@@ -57,6 +66,15 @@ extension CheckReport {
                 w.field("now", raw: result.actual.exact)
                 w.field("failed", result.failed)
                 w.field("message", result.message)
+                w.endObject()
+            }
+            w.endArray()
+            w.beginArray("unmatched_budget_rules")
+            for rule in outcome.unmatchedBudgetRules {
+                w.beginObject()
+                w.field("rule", rule.rule + 1)
+                w.field("failed", outcome.rules.strictBudget)
+                w.field("message", rule.message)
                 w.endObject()
             }
             w.endArray()

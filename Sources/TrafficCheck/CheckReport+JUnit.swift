@@ -2,11 +2,26 @@ extension CheckReport {
     /// JUnit XML: one `testcase` per endpoint, with one `failure` holding all of its failure sentences
     /// (JUnit allows one per test case), and its changes in `system-out`.
     func junit() -> String {
+        // The run as a whole is a test case of its own: compared something, captures undamaged, every
+        // budget rule matched. Damage is an error (the input was bad), the others failures.
+        let runFailures = outcome.runFailureMessages
+        let damage = outcome.damageFailureCount > 0
         let failing = outcome.endpoints.filter { !outcome.failureMessages(for: $0).isEmpty }.count
-        let counts = "tests=\"\(outcome.endpoints.count)\" failures=\"\(failing)\""
+            + (runFailures.isEmpty || damage ? 0 : 1)
+        let errors = damage ? 1 : 0
+        let counts = "tests=\"\(outcome.endpoints.count + 1)\" failures=\"\(failing)\" errors=\"\(errors)\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"traffic check\" \(counts)>\n"
-        xml += "  <testsuite name=\"\(Self.xmlEscape(heading))\" \(counts) errors=\"0\" skipped=\"0\">\n"
+        xml += "  <testsuite name=\"\(Self.xmlEscape(heading))\" \(counts) skipped=\"0\">\n"
+        xml += "    <testcase classname=\"traffic.run\" name=\"captures\">\n"
+        if let first = runFailures.first {
+            let element = damage ? "error" : "failure"
+            let summary = runFailures.count == 1 ? first : "\(first) (and \(runFailures.count - 1) more)"
+            xml += "      <\(element) type=\"traffic.check\" message=\"\(Self.xmlEscape(summary))\">"
+            xml += Self.xmlEscape(runFailures.joined(separator: "\n")) + "</\(element)>\n"
+        }
+        xml += "      <system-out>" + Self.xmlEscape(runNotes.joined(separator: "\n")) + "</system-out>\n"
+        xml += "    </testcase>\n"
         for keys in outcome.endpoints {
             let name = keys.joined(separator: " ")
             let classname = "traffic." + (keys.first ?? "endpoint")

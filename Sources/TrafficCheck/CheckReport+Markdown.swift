@@ -44,8 +44,11 @@ extension CheckReport {
         } else if !outcome.budgets.isEmpty {
             text += "Budgets: all \(outcome.budgets.count) limits met.\n\n"
         }
+        let notes = runNotes
+        if !notes.isEmpty { text += notes.map { "- " + Self.escape($0) + "\n" }.joined() + "\n" }
         if verdict && !outcome.passed {
             text += "<details><summary>Failures</summary>\n\n"
+            for message in outcome.runFailureMessages { text += "- \(Self.escape(message))\n" }
             for keys in outcome.endpoints {
                 for message in outcome.failureMessages(for: keys) {
                     text += "- `\(keys.joined(separator: " "))`: \(Self.escape(message))\n"

@@ -35,8 +35,10 @@ extension CheckReport {
         } else if !outcome.budgets.isEmpty {
             text += "\nBudgets: all \(outcome.budgets.count) limits met.\n"
         }
+        let notes = runNotes
+        if !notes.isEmpty { text += "\n" + notes.joined(separator: "\n") + "\n" }
         guard verdict else { return text + "\n" + outcome.changeSummary + "\n" }
-        let failures = outcome.endpoints.flatMap { keys in
+        let failures = outcome.runFailureMessages.map { "  \($0)" } + outcome.endpoints.flatMap { keys in
             outcome.failureMessages(for: keys).map { "  \(keys.joined(separator: " ")): \($0)" }
         }
         if !failures.isEmpty { text += "\nFailures:\n" + failures.joined(separator: "\n") + "\n" }

@@ -38,6 +38,8 @@ public struct CheckReport: Sendable {
         var rows: [Row] = []
         for group in outcome.groups where group.changed {
             switch group.presence {
+            case .both where group.incomplete:
+                rows.append(Row(status: verdict ? "n/c" : "", keys: group.keys, field: "(cut short: not compared)"))
             case .both:
                 for change in group.changes {
                     let status = change.failed ? "FAIL" : change.tolerance == nil ? "" : "ok"
@@ -68,6 +70,18 @@ public struct CheckReport: Sendable {
         if let baseline = outcome.baselineName { text += " against \(baseline) (\(outcome.rules.summary))" }
         if let budget = outcome.budgetName { text += (outcome.baselineName == nil ? " against" : " and") + " budget \(budget)" }
         return text
+    }
+
+    /// Lines about the run as a whole, for every format: what was compared, what the captures held that
+    /// was not analysed, their damage, and budget rules that matched nothing.
+    var runNotes: [String] {
+        var notes: [String] = []
+        if verdict { notes.append(outcome.comparisonLine) }
+        if let reason = outcome.nothingCompared { notes.append("Nothing compared: \(reason)") }
+        for damage in outcome.damageMessages { notes.append("Damage: \(damage)") }
+        for rule in outcome.unmatchedBudgetRules { notes.append("Budget: \(rule.message)") }
+        for note in outcome.integrity.notAnalysed where outcome.integrity.messages > 0 { notes.append("Not analysed: \(note)") }
+        return notes
     }
 
     /// The group-by column titles.

@@ -9,6 +9,13 @@ public struct CheckRules: Sendable, Equatable {
     public var ignoredFields: Set<CheckField> = []
     public var failOnNew = false
     public var failOnMissing = false
+    /// `--allow-empty`: a check that compared nothing passes.
+    public var allowEmpty = false
+    /// `--allow-damaged`: capture damage and messages cut short do not fail the check (their endpoints are
+    /// still not compared).
+    public var allowDamaged = false
+    /// `--strict-budget`: a budget rule that matches no endpoint fails.
+    public var strictBudget = false
     /// False for `diff`: the same comparison with no verdict.
     public var enforce = true
 

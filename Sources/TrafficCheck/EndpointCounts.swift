@@ -4,6 +4,8 @@ import TrafficAnalysis
 public struct EndpointCounts: Sendable, Equatable {
     public var requests = 0
     public var responses = 0
+    /// Messages of the group cut by a gap or the capture's edge: its sums are not whole.
+    public var incomplete = 0
     /// Totals by byte field; a field not present counts as zero.
     public var bytes: [CheckField: Int] = [:]
 
@@ -13,6 +15,7 @@ public struct EndpointCounts: Sendable, Equatable {
     public init(_ totals: GroupTotals) {
         requests = totals.requests
         responses = totals.responses
+        incomplete = totals.incomplete
         bytes = [
             .requestBytes: totals.request.bytes, .responseBytes: totals.response.bytes,
             .requestDecodedBodyBytes: totals.request.decodedBodyBytes,

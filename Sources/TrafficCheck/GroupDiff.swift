@@ -11,17 +11,27 @@ public struct GroupDiff: Sendable, Equatable {
     public var fields: [FieldChange]
     /// New under `--fail-on-new`, or missing under `--fail-on-missing`.
     public var presenceFailed: Bool
+    /// In both runs, but a message of it was cut short in one of them: its sums are not whole, so its
+    /// fields are not compared (`fields` is empty).
+    public var incomplete: Bool
 
-    public init(keys: [String], presence: Presence, fields: [FieldChange] = [], presenceFailed: Bool = false) {
+    public init(
+        keys: [String], presence: Presence, fields: [FieldChange] = [], presenceFailed: Bool = false,
+        incomplete: Bool = false
+    ) {
         self.keys = keys
         self.presence = presence
         self.fields = fields
         self.presenceFailed = presenceFailed
+        self.incomplete = incomplete
     }
+
+    /// Present in both runs and compared field by field.
+    public var compared: Bool { presence == .both && !incomplete }
 
     /// The fields whose value differs.
     public var changes: [FieldChange] { fields.filter(\.changed) }
-    public var changed: Bool { presence != .both || !changes.isEmpty }
+    public var changed: Bool { presence != .both || incomplete || !changes.isEmpty }
     public var failed: Bool { presenceFailed || fields.contains(where: \.failed) }
 
     /// One sentence per failure of this group (budgets excluded).

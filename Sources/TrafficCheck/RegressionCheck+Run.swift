@@ -13,9 +13,16 @@ extension RegressionCheck {
         let current = try settings.snapshot(of: captures)
         let groups = baseline.map { compare(baseline: $0.snapshot, current: current, rules: rules) } ?? []
         let endpoints = Set(current.groups.map(\.keys) + (baseline?.snapshot.groups.map(\.keys) ?? []))
-        return CheckOutcome(
+        var outcome = CheckOutcome(
             groupBy: current.groupBy, rules: rules, baselineName: baselinePath,
             currentName: captures.joined(separator: " "), groups: groups, budgets: budget?.evaluate(current) ?? [],
             endpoints: endpoints.sorted { $0.lexicographicallyPrecedes($1) }, budgetName: budgetPath)
+        outcome.integrity = current.integrity
+        if let budget {
+            outcome.unmatchedBudgetRules = budget.unmatchedRules(current).map { index in
+                CheckOutcome.UnmatchedRule(rule: index, globs: budget.rules[index].globs)
+            }
+        }
+        return outcome
     }
 }

@@ -16,17 +16,26 @@ public struct Snapshot: Sendable, Equatable {
     public var groupBy: [GroupField]
     /// Sorted by keys, so files written from a snapshot are stable under changes in size.
     public private(set) var groups: [Group]
+    /// Whether the run holds HTTP and what damage it had; for a file, what its groups tell.
+    public var integrity: SnapshotIntegrity
 
-    public init(groupBy: [GroupField], groups: [Group]) {
+    public init(groupBy: [GroupField], groups: [Group], integrity: SnapshotIntegrity? = nil) {
         self.groupBy = groupBy
         self.groups = groups.sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+        self.integrity = integrity ?? {
+            var fromGroups = SnapshotIntegrity()
+            fromGroups.messages = groups.reduce(0) { $0 + $1.counts.requests + $1.counts.responses }
+            fromGroups.incompleteMessages = groups.reduce(0) { $0 + $1.counts.incomplete }
+            return fromGroups
+        }()
     }
 
     /// The groups of a report.
     public init(report: TrafficReport) {
         self.init(
             groupBy: report.groupBy,
-            groups: report.groups.map { Group(keys: $0.keys, counts: EndpointCounts($0.totals)) })
+            groups: report.groups.map { Group(keys: $0.keys, counts: EndpointCounts($0.totals)) },
+            integrity: SnapshotIntegrity(report: report))
     }
 
     /// The value of `field` in a group's keys, or nil when the snapshot does not group by it.
@@ -40,6 +49,7 @@ public struct Snapshot: Sendable, Equatable {
         guard Set(order) == Set(groupBy), order.count == groupBy.count else { return nil }
         let positions = order.map { groupBy.firstIndex(of: $0)! }
         return Snapshot(
-            groupBy: order, groups: groups.map { group in Group(keys: positions.map { group.keys[$0] }, counts: group.counts) })
+            groupBy: order, groups: groups.map { group in Group(keys: positions.map { group.keys[$0] }, counts: group.counts) },
+            integrity: integrity)
     }
 }

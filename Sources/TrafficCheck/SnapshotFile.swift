@@ -101,6 +101,8 @@ public enum SnapshotFile {
             var counts = EndpointCounts()
             counts.requests = try integer("requests")
             counts.responses = try integer("responses")
+            // Written since baselines record damage; older files have none.
+            if group["incomplete_messages"] != nil { counts.incomplete = try integer("incomplete_messages") }
             for field in CheckField.byteFields { counts.bytes[field] = try integer(field.rawValue) }
             groups.append(Snapshot.Group(keys: keys, counts: counts))
         }

@@ -14,7 +14,9 @@ public struct Tolerance: Sendable, Equatable {
 
     /// True when going from `base` to `now` is more than allowed.
     public func isExceeded(base: Amount, now: Amount) -> Bool {
-        let delta = now.milli - base.milli
+        // Saturating: a hand-edited baseline can hold numbers near Int.max.
+        let (difference, overflow) = now.milli.subtractingReportingOverflow(base.milli)
+        let delta = overflow ? (now.milli > base.milli ? Int.max : Int.min) : difference
         guard delta > 0 else { return false }
         if partsPerMillion == nil && absolute == nil { return true }
         if let absolute, delta <= absolute &* 1000 { return false }

@@ -76,12 +76,14 @@ enum HTTPBytes {
     }
 
     /// A `String` of the bytes; invalid UTF-8 becomes U+FFFD. Made once per kept value.
-    static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
-}
-
-extension HTTPMessageRecord {
-    /// Adds an anomaly name once.
-    mutating func flag(_ name: String) {
-        if !flags.contains(name) { flags.append(name) }
+    /// Whether `bytes[start...]` begins with the first line of the HTTP/2 connection preface,
+    /// `PRI * HTTP/2.0` (RFC 9113 §3.4): a method no HTTP/1 server accepts, sent only by HTTP/2 clients.
+    static func isHTTP2Preface(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Bool {
+        let preface: StaticString = "PRI * HTTP/2.0"
+        guard start >= 0, bytes.count - start >= preface.utf8CodeUnitCount else { return false }
+        for i in 0..<preface.utf8CodeUnitCount where bytes[start + i] != preface.utf8Start[i] { return false }
+        return true
     }
+
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 }

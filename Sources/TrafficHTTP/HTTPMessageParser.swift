@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficCodecs
+import TrafficSessions
 
 /// One direction's HTTP/1 parser: an explicit state machine (after llhttp) fed in-order bytes, returning
 /// what it found (after NIO's decoders).
@@ -42,12 +43,15 @@ final class HTTPMessageParser {
     let limits: HTTPLimits
     let scratch: DecodingScratch
     /// Connection, client, server and kind pre-filled; copied at each message start.
-    let template: HTTPMessageRecord
+    let template: MessageRecord
 
     var state = State.startLine
     var counts = HTTPByteCounts()
     /// Whether this direction ever carried a start line.
     private(set) var sawHTTP = false
+    /// The client opened with the HTTP/2 connection preface (RFC 9113 §3.4), directly (prior knowledge)
+    /// or as the first bytes after a `101 Switching Protocols` (h2c upgrade): this parser reads none of it.
+    private(set) var sawHTTP2Preface = false
     /// Whether a failed start line leads to resynchronisation (true once HTTP was seen or after a gap)
     /// rather than declaring the direction non-HTTP.
     var mayResync = false
@@ -64,7 +68,7 @@ final class HTTPMessageParser {
     var headerShare = 0
 
     // The message being parsed.
-    var record: HTTPMessageRecord
+    var record: MessageRecord
     /// `record` equals the template (`takeRecord` left one): the next message need not restart it.
     /// Whoever writes `record` outside a message, or leaves a finished message in it, must clear it.
     var recordIsFresh = true
@@ -80,7 +84,7 @@ final class HTTPMessageParser {
     var tunnelAfterMessage = false
     var heldSwitchBytes = 0
 
-    init(isRequest: Bool, template: HTTPMessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
+    init(isRequest: Bool, template: MessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
         self.isRequest = isRequest
         self.template = template
         self.limits = limits
@@ -104,6 +108,9 @@ final class HTTPMessageParser {
             case .fixedBody, .chunkedBody, .closeBody:
                 if bodyStep(bytes, &offset) { return .message }
             case .tunnel:
+                if isRequest, counts.tunnelBytes == 0, HTTPBytes.isHTTP2Preface(bytes, from: offset) {
+                    sawHTTP2Preface = true
+                }
                 counts.tunnelBytes += bytes.count - offset
                 offset = bytes.count
             case .nonHTTP:
@@ -194,6 +201,7 @@ final class HTTPMessageParser {
             let start =
                 overlong
                 ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+            if start == nil, isRequest, !sawHTTP, HTTPBytes.isHTTP2Preface(content, from: 0) { sawHTTP2Preface = true }
             return (start, total, content.isEmpty)
         }
         offset = lf + 1
@@ -236,7 +244,7 @@ final class HTTPMessageParser {
             record.version = version
             fields.target = target
             if version == HTTPStartLine.http09 {
-                record.flag("http09")
+                record.flag(.http09)
                 state = .startLine
             }
         case .status(let version, let code):
@@ -252,7 +260,7 @@ final class HTTPMessageParser {
         record.time = time
         record.streamOffset = position
         record.version = HTTPStartLine.http09
-        record.flag("http09")
+        record.flag(.http09)
         fields.clear()
         inMessage = true
         headDelivered = true
@@ -286,14 +294,14 @@ final class HTTPMessageParser {
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
         record.headerBytes += total
         if content.isEmpty { return true }
-        if overlong { record.flag("header_limit") }
+        if overlong { record.flag(.headerLimit) }
         if HTTPBytes.isWhitespace(content[0]) {
             // obs-fold (RFC 9112 §5.2): a continuation of the previous field line, Cookie lines included.
             guard fields.fieldCount > 0 else {
-                record.flag("malformed_header")
+                record.flag(.malformedHeader)
                 return false
             }
-            record.flag("obs_fold")
+            record.flag(.obsFold)
             if lastFieldIsCookie { record.cookieBytes += total }
             if !overlong, fields.fieldCount <= limits.maxHeaderFields {
                 fields.extend(with: HTTPBytes.string(HTTPBytes.trimmed(content)))
@@ -302,7 +310,7 @@ final class HTTPMessageParser {
         }
         fields.fieldCount += 1
         guard let colon = HTTPBytes.firstIndex(of: HTTPBytes.colon, in: content), colon > 0 else {
-            record.flag("malformed_header")
+            record.flag(.malformedHeader)
             lastFieldIsCookie = false
             fields.lastName = nil
             return false
@@ -310,7 +318,7 @@ final class HTTPMessageParser {
         let name = HTTPHeadFields.Name.classify(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
         lastFieldIsCookie = name == .cookie
         if lastFieldIsCookie { record.cookieBytes += total }
-        if fields.fieldCount > limits.maxHeaderFields { record.flag("header_limit") }
+        if fields.fieldCount > limits.maxHeaderFields { record.flag(.headerLimit) }
         guard name != .other, name != .cookie, !overlong, fields.fieldCount <= limits.maxHeaderFields else {
             fields.lastName = nil
             return false

@@ -38,15 +38,44 @@ extension AnalyzeReport {
         t.request.lineBytes + t.request.headerBytes + t.response.lineBytes + t.response.headerBytes
     }
 
+    /// The numeric columns of the groups table, in order: title, what the legend says of it, and the
+    /// order in which it is dropped when the table is too wide (higher first; 0 never).
+    static let numericColumns: [(title: String, legend: String, dropOrder: Int)] = [
+        ("reqs", "reqs: requests", 2),
+        ("sent", "sent: request bytes as sent, start lines and headers included", 0),
+        ("received", "received: response bytes as sent, start lines and headers included", 0),
+        ("resp/req", "resp/req: received per response", 7),
+        ("head", "head: start lines + headers", 3),
+        ("cookies", "cookies: Cookie and Set-Cookie lines", 4),
+        ("decoded", "decoded: bodies after transfer and content decoding", 6),
+        ("saved", "saved: what content coding saved", 5),
+        ("total", "total: sent + received", 0),
+        ("wire", "wire: total with the connection overhead chosen by --overhead", 0),
+    ]
+
+    /// The column a `--sort` key orders by; it is never dropped.
+    static func sortColumn(_ key: SortKey) -> String? {
+        switch key {
+        case .total: return "total"
+        case .requests: return "reqs"
+        case .request: return "sent"
+        case .response: return "received"
+        case .cookies: return "cookies"
+        case .headers: return "head"
+        case .decoded: return "decoded"
+        case .name: return nil
+        }
+    }
+
     func groupsTable(width: Int, chunkBytes: Int, to write: ByteSink) {
         var columns = report.groupBy.map { TextTable.Column($0.rawValue, .left, shrinkable: $0 == .path || $0 == .host) }
-        columns += [
-            .init("reqs", dropOrder: 2), .init("sent"), .init("received"), .init("head", dropOrder: 3),
-            .init("cookies", dropOrder: 4), .init("saved", dropOrder: 5), .init("total"),
-        ]
         // With --overhead the wire cost differs from HTTP bytes: show it too.
         let showWire = report.totals.request.wireBytes + report.totals.response.wireBytes != report.totals.totalBytes
-        if showWire { columns.append(.init("wire")) }
+        let sorted = Self.sortColumn(sort)
+        for column in Self.numericColumns where column.title != "wire" || showWire {
+            columns.append(.init(column.title, dropOrder: column.title == sorted ? 0 : column.dropOrder))
+        }
+        let keyCount = report.groupBy.count
         var table = TextTable(columns: columns)
         // Closures over the rows capture these, not `self`: a report copied for every row cost more than the row.
         let exactBytes = exactBytes
@@ -58,11 +87,14 @@ extension AnalyzeReport {
             body(totals.pointee.requests, true)
             body(request.pointee.bytes, false)
             body(response.pointee.bytes, false)
+            // Per response (rounded down), so an unanswered request does not make responses look smaller.
+            body(response.pointee.bytes / max(1, totals.pointee.responses), false)
             body(Self.head(totals.pointee), false)
-            body(request.pointee.cookieBytes + response.pointee.cookieBytes, false)
-            body(request.pointee.compressionSavingBytes + response.pointee.compressionSavingBytes, false)
+            body(request.pointee.cookieBytes &+ response.pointee.cookieBytes, false)
+            body(request.pointee.decodedBodyBytes &+ response.pointee.decodedBodyBytes, false)
+            body(request.pointee.compressionSavingBytes &+ response.pointee.compressionSavingBytes, false)
             body(request.pointee.bytes &+ response.pointee.bytes, false)  // totalBytes
-            if showWire { body(request.pointee.wireBytes + response.pointee.wireBytes, false) }
+            if showWire { body(request.pointee.wireBytes &+ response.pointee.wireBytes, false) }
         }
         func row(_ group: UnsafePointer<ReportGroup>, shown: [Bool], into cells: inout TextTable.Cells) {
             for key in group.pointee.keys { cells.append(key) }
@@ -127,7 +159,7 @@ extension AnalyzeReport {
         table.footer = [footer]
         var first = true
         let color = color
-        table.render(width: width, chunkBytes: chunkBytes, toBytes: { text in
+        let visible = table.render(width: width, chunkBytes: chunkBytes, toBytes: { text in
             if first, color, let newline = text.firstIndex(of: 0x0A) {
                 // The title line in bold.
                 emit("\u{1B}[1m", to: write)
@@ -139,7 +171,9 @@ extension AnalyzeReport {
             }
             first = false
         })
-        emit(summaryLines(width: width), to: write)
+        let shown = visible.filter { $0 >= keyCount }.map { columns[$0].title }
+        let legend = Self.numericColumns.filter { shown.contains($0.title) }.map(\.legend)
+        emit(summaryLines(width: width, legend: legend), to: write)
     }
 
     func messagesTable(width: Int, chunkBytes: Int, to write: ByteSink) {
@@ -167,8 +201,14 @@ extension AnalyzeReport {
             cells.append(r.decodedBodyBytes.map(bytes) ?? "?")
             cells.append(bytes(r.transferBytes) + (r.complete ? "" : "*"))
         })
-        table.render(width: width, chunkBytes: chunkBytes, toBytes: write)
-        emit(summaryLines(width: width), to: write)
+        let visible = table.render(width: width, chunkBytes: chunkBytes, toBytes: write)
+        let legend = [
+            (3, "kind: req, resp, tls→ (client to server), tls← (server to client)"),
+            (7, "head: start line + headers"), (8, "body: as sent, chunk framing included"),
+            (9, "decoded: body after transfer and content decoding (? unknown)"),
+            (10, "total: as sent; * cut by a gap or the capture's edge"),
+        ].filter { visible.contains($0.0) }.map(\.1)
+        emit(summaryLines(width: width, legend: legend), to: write)
     }
 
     /// Breaks a summary line at `; ` or spaces so that it fits the terminal.
@@ -188,15 +228,16 @@ extension AnalyzeReport {
         return result.joined(separator: "\n")
     }
 
-    func summaryLines(width: Int) -> String {
+    func summaryLines(width: Int, legend: [String]) -> String {
         let s = report.summary
         var lines: [String] = []
-        let duration = CaptureTime(nanoseconds: s.durationNanoseconds)
-        lines.append("\(s.captures) capture\(s.captures == 1 ? "" : "s"), \(s.packets) packets, \(bytes(s.bytes)) in "
-            + "\(duration.secondsText); "
-            + "\(s.connections) TCP connections, \(s.httpConnections) with HTTP"
+        let span = CaptureTime(nanoseconds: s.durationNanoseconds)
+        lines.append("\(plural(s.captures, "capture")), \(plural(s.packets, "packet")), \(bytes(s.bytes)); "
+            + "capture span \(span.secondsText); "
+            + "\(plural(s.connections, "TCP connection")), \(s.httpConnections) with HTTP"
             + (s.tlsConnections > 0 ? ", \(s.tlsConnections) TLS (\(s.tlsDecrypted) decrypted)" : ""))
-        lines.append("\(report.groups.count) groups; \(s.requests) requests, \(s.responses) responses; unpaired: \(s.unpairedRequests) requests, "
+        lines.append("\(plural(report.groups.count, "group")); \(plural(s.requests, "request")), "
+            + "\(plural(s.responses, "response")); unpaired: \(s.unpairedRequests) requests, "
             + "\(s.unpairedResponses) responses")
         var extra: [String] = []
         if s.nonHTTPBytes > 0 { extra.append("non-HTTP \(bytes(s.nonHTTPBytes))") }
@@ -213,12 +254,16 @@ extension AnalyzeReport {
         if let merged = report.normalizedGroupCount, report.groups.count - merged >= 3 {
             lines.append("note: --normalize-paths would merge \(report.groups.count) rows into \(merged)")
         }
-        if !listMessages {
-            lines.append("sent, received: request and response bytes, start lines and headers included")
-            lines.append("head: start lines + headers; saved: what content coding saved")
-        } else {
-            lines.append("head: start line + headers; total: as sent; * cut by a gap or the capture's edge")
+        // Explains the columns shown, and only those (dropped columns are not explained).
+        var legendLine = ""
+        for item in legend {
+            if !legendLine.isEmpty, legendLine.count + 2 + item.count > min(width, 100) {
+                lines.append(legendLine)
+                legendLine = ""
+            }
+            legendLine += (legendLine.isEmpty ? "" : "; ") + item
         }
+        if !legendLine.isEmpty { lines.append(legendLine) }
         return lines.map { Self.wrap($0, width: max(40, width)) }.joined(separator: "\n") + "\n"
     }
 }

@@ -1,6 +1,7 @@
 import TrafficAnalysis
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 
 /// Renders `traffic analyze`: groups (or every record) as a table, CSV or JSON.
 public struct AnalyzeReport {
@@ -102,7 +103,7 @@ public struct AnalyzeReport {
 
     func messagesCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
-        let names = MessageFields.fields(HTTPMessageRecord(
+        let names = MessageFields.fields(MessageRecord(
             connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")).map(\.0)
         w.row((multipleCaptures ? ["capture"] : []) + names)
         for (capture, record) in report.messages ?? [] {
@@ -129,6 +130,8 @@ public struct AnalyzeReport {
             w.field("frame_bytes", capture.frameBytes)
             w.field("start", raw: capture.firstPacket?.decimalString ?? "null")
             w.field("duration", raw: capture.duration.decimalString)
+            w.field("end", raw: capture.lastPacket?.decimalString ?? "null")
+            w.field("backward_timestamps", capture.backwardTimestamps)
             w.field("non_tcp_packets", capture.nonTCPPackets)
             w.field("undecoded_packets", capture.undecodedPackets)
             if let damage = capture.damage {
@@ -166,6 +169,18 @@ public struct AnalyzeReport {
         w.field("non_http_frame_bytes", s.nonHTTPFrameBytes)
         w.field("non_tcp_frame_bytes", s.nonTCPFrameBytes)
         w.field("unattributed_frame_bytes", s.unattributedFrameBytes)
+        w.field("tls_http2_connections", s.tlsHTTP2Connections)
+        w.field("http2_connections", s.http2Connections)
+        w.field("other_protocol_connections", s.otherProtocolConnections)
+        w.beginArray("not_analysed")
+        for note in s.scopeNotes {
+            w.beginObject()
+            w.field("kind", note.kind)
+            w.field(note.unit, note.count)
+            w.field("message", note.message)
+            w.endObject()
+        }
+        w.endArray()
         w.beginObject("anomalies")
         for (name, count) in report.anomalies.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
         w.endObject()

@@ -139,7 +139,7 @@ public struct ConnectionsReport {
         var text = table.render(width: width)
         let count = analyses.reduce(0) { $0 + $1.connections.count }
         let packets = analyses.reduce(0) { $0 + $1.summary.packets }
-        text += "\(count) connections, \(packets) packets"
+        text += "\(plural(count, "connection")), \(plural(packets, "packet"))"
         text += "; arrows: → client to server, ← server to client; bytes are frame bytes\n"
         return text
     }
@@ -151,9 +151,11 @@ public struct ConnectionsReport {
 
 extension CaptureTime {
     /// `12.345s`: seconds with milliseconds, for durations in tables.
+    /// Negative values keep their sign (nothing here produces them, but a formatter must not trap).
     var secondsText: String {
-        let milliseconds = nanoseconds / 1_000_000
+        let milliseconds = nanoseconds.magnitude / 1_000_000
         let fraction = String(milliseconds % 1000)
-        return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count) + fraction)s"
+        return (nanoseconds < 0 ? "-" : "") + "\(milliseconds / 1000)."
+            + String(repeating: "0", count: max(0, 3 - fraction.count)) + fraction + "s"
     }
 }

@@ -3,6 +3,9 @@ import TrafficCapture
 extension CaptureTime {
     /// `2013-03-07T21:42:06.869344000Z`: UTC, nanoseconds, what spreadsheets parse as a time.
     public var iso8601: String {
+        // Times from captures are within ±(2^62 − 1) ns already; anything else is held there so the day
+        // arithmetic below cannot overflow.
+        let nanoseconds = min(max(self.nanoseconds, -Self.limit), Self.limit)
         let seconds = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
         let fraction = nanoseconds - seconds * 1_000_000_000
         var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400

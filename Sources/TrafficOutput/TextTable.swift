@@ -1,4 +1,4 @@
-import TrafficAnalysis
+import TrafficConcurrency
 
 /// A plain-text table with aligned columns that fits a terminal width by shortening one column
 /// in the middle (`/api/very…/long/path`).
@@ -55,8 +55,10 @@ public struct TextTable {
         render(width: width, chunkBytes: chunkBytes, toBytes: { write(String(decoding: $0, as: UTF8.self)) })
     }
 
-    /// `render(width:chunkBytes:to:)` with the pieces as bytes.
-    public func render(width: Int = 80, chunkBytes: Int = 1 << 20, toBytes write: ByteSink) {
+    /// `render(width:chunkBytes:to:)` with the pieces as bytes. Returns the indices of the columns shown
+    /// (the others were dropped to fit `width`), so that a legend can explain just those.
+    @discardableResult
+    public func render(width: Int = 80, chunkBytes: Int = 1 << 20, toBytes write: ByteSink) -> [Int] {
         // Cells stay where they are: dropping a column only removes its index, since copying every
         // row once per dropped column cost more than the whole layout.
         var visible = Array(columns.indices)
@@ -68,6 +70,7 @@ public struct TextTable {
             visible.remove(at: drop)
         }
         layout(visible, widths: visible.map { natural[$0] }, width: width, chunkBytes: chunkBytes, to: write)
+        return visible
     }
 
     private func naturalWidths() -> [Int] {

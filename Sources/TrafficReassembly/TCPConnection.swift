@@ -33,7 +33,9 @@ final class TCPConnection {
     /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous.
     func process(_ segment: TCPSegment, time: CaptureTime, limits: TCPReassemblyLimits, bufferedTotal: inout Int,
                  anomalies: inout [Int]) {
-        lastSeen = time
+        // The latest time seen, not the last packet's: a clock stepping back must not make the connection
+        // end before it started or look idle.
+        if time > lastSeen { lastSeen = time }
         let direction = direction(of: segment)
         let flags = segment.flags
         let isControl = !flags.intersection([.syn, .fin, .rst]).isEmpty

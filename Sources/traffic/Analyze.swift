@@ -16,7 +16,9 @@ struct Analyze: ParsableCommand {
         abstract: "Report HTTP bytes per host and path: start lines, headers, cookies, bodies as sent and decoded.",
         discussion: """
             Every request and every response is measured as it crossed the wire. Groups are sorted by \
-            total bytes. Warnings go to stderr. Exit codes: 0 success, 2 usage error, 3 unreadable input.
+            total bytes. Warnings go to stderr, and so do notes on traffic seen but not analysed (TLS \
+            without keys, cleartext HTTP/2, other protocols, non-TCP packets). Exit codes: 0 success, \
+            2 usage error (an invalid --filter included), 3 unreadable input.
 
             Examples:
               traffic analyze capture.pcap
@@ -113,6 +115,7 @@ struct Analyze: ParsableCommand {
         }
         progress.clear()
         for warning in report.warnings { printError(warning.description) }
+        for note in report.summary.scopeNotes { printError("note: \(note.message)") }
         var rendered = AnalyzeReport(report: report, listMessages: messages)
         rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs

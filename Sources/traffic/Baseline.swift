@@ -16,8 +16,10 @@ struct BaselineCommand: ParsableCommand {
             Writes the report's groups with their totals and per-request averages as pretty JSON \
             (schema traffic.baseline/1): sorted, no timestamps, so the same capture always gives the same \
             file. Paths are normalized (/users/42 → /users/{id}) unless --no-normalize-paths. The grouping \
-            is stored in the file; `traffic check` groups the same way. Exit codes: 0 success, 2 usage error, \
-            3 unreadable input.
+            is stored in the file; `traffic check` groups the same way. A baseline of captures without HTTP \
+            is refused (it would let every later check pass vacuously) unless --allow-empty. Endpoints with a \
+            message cut short are marked in the file and not compared by `check`. Exit codes: 0 success, \
+            2 usage error, 3 unreadable input or an empty baseline.
 
             Examples:
               traffic baseline session.pcap -o traffic-baseline.json
@@ -30,6 +32,9 @@ struct BaselineCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write the baseline to this file instead of stdout.")
     var output: String?
 
+    @Flag(help: "Write the baseline even when the captures hold no HTTP.")
+    var allowEmpty = false
+
     func run() throws {
         let baseline: Baseline
         do {
@@ -37,6 +42,18 @@ struct BaselineCommand: ParsableCommand {
         } catch {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
+        }
+        let integrity = baseline.snapshot.integrity
+        for warning in integrity.warnings { printError(warning.description) }
+        for note in integrity.notAnalysed { printError("note: \(note)") }
+        if integrity.messages == 0 && !allowEmpty {
+            printError("traffic: the captures hold no HTTP: refusing to write an empty baseline, which every "
+                + "later check would pass (--allow-empty to write it anyway)")
+            throw ExitCode(inputErrorCode)
+        }
+        if integrity.incompleteMessages > 0 {
+            printError("warning: \(integrity.damageMessages.joined(separator: "; ")); `traffic check` will not "
+                + "compare those endpoints")
         }
         try writeText(baseline.json(), to: output)
     }

@@ -22,14 +22,22 @@ struct CheckCommand: ParsableCommand {
             for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests, \
             request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes, \
             request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline. \
-            Exit codes: 0 within budget, 1 a rule failed, 2 usage error, 3 unreadable or invalid input.
+            A check that compared nothing fails (exit 1): captures without HTTP, or none of the baseline's \
+            endpoints found (a wrong capture or --filter); --allow-empty lets it pass. Capture damage and \
+            messages cut short fail the check unless --allow-damaged; an endpoint with a message cut short is \
+            never compared as if whole. A budget rule that matches no endpoint is reported, and fails under \
+            --strict-budget. Several formats can be written in one run: --format and -o for one, --junit, \
+            --markdown and --json FILE for more. \
+            Exit codes: 0 within budget, 1 a rule failed or nothing was compared, 2 usage error, \
+            3 unreadable or invalid input.
 
             Examples:
               traffic check session.pcap --baseline traffic-baseline.json
               traffic check session.pcap --baseline traffic-baseline.json --max-increase 10% --max-increase-bytes 2KiB
               traffic check session.pcap --baseline traffic-baseline.json --field-tolerance response_bytes=5% --fail-on-new
-              traffic check session.pcap --budget traffic-budget.yml --format junit -o traffic-junit.xml
-              traffic check session.pcap --baseline traffic-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+              traffic check session.pcap --budget traffic-budget.yml --strict-budget --format junit -o traffic-junit.xml
+              traffic check session.pcap --baseline traffic-baseline.json --fail-on-missing \\
+                --format markdown -o summary.md --junit traffic-junit.xml
             """)
 
     @OptionGroup var input: InputOptions
@@ -37,7 +45,7 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Baseline file written by `traffic baseline`.")
     var baseline: String?
 
-    @Option(help: "Budget file (YAML) with absolute limits per host/path glob; see docs/ci.md.")
+    @Option(help: "Budget file (YAML) with absolute limits per host/path glob; see the README's CI section.")
     var budget: String?
 
     @Option(help: "Compare per-request averages or totals.")
@@ -58,6 +66,15 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Fail on baseline endpoints that are absent from the captures.")
     var failOnMissing = false
 
+    @Flag(help: "Pass when nothing was compared (captures without HTTP, no baseline endpoint found).")
+    var allowEmpty = false
+
+    @Flag(help: "Pass despite capture damage or messages cut short (their endpoints are still not compared).")
+    var allowDamaged = false
+
+    @Flag(help: "Fail when a budget rule matches no endpoint.")
+    var strictBudget = false
+
     @OptionGroup var grouping: GroupingOptions
 
     @Option(name: .shortAndLong, help: "Output format: table, markdown, json or junit.")
@@ -65,6 +82,17 @@ struct CheckCommand: ParsableCommand {
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout (the verdict still goes to stderr).")
     var output: String?
+
+    @Option(help: ArgumentHelp("Also write JUnit XML to this file.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Also write markdown to this file.", valueName: "file"))
+    var markdown: String?
+
+    @Option(help: ArgumentHelp("Also write JSON to this file.", valueName: "file"))
+    var json: String?
+
+    @OptionGroup var width: WidthOptions
 
     func validate() throws {
         if baseline == nil && budget == nil { throw ValidationError("give --baseline FILE, --budget FILE, or both") }
@@ -80,6 +108,9 @@ struct CheckCommand: ParsableCommand {
         rules.metric = metric
         rules.failOnNew = failOnNew
         rules.failOnMissing = failOnMissing
+        rules.allowEmpty = allowEmpty
+        rules.allowDamaged = allowDamaged
+        rules.strictBudget = strictBudget
         if let maxIncrease {
             guard let ppm = Tolerance.parsePercent(maxIncrease) else {
                 throw ValidationError("--max-increase '\(maxIncrease)': expected a percentage such as 10% or 2.5%")
@@ -113,17 +144,15 @@ struct CheckCommand: ParsableCommand {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
+        for warning in outcome.integrity.warnings { printError(warning.description) }
+        for note in outcome.integrity.notAnalysed { printError("note: \(note)") }
         let report = CheckReport(outcome: outcome, verdict: true)
-        try writeText(report.render(format, width: tableWidth()), to: output)
+        try writeText(report.render(format, width: width.tableWidth), to: output)
+        for (file, extra) in [(junit, CheckFormat.junit), (markdown, .markdown), (json, .json)] {
+            if let file { try writeText(report.render(extra, width: width.tableWidth), to: file) }
+        }
         if output != nil { printError("traffic check: \(outcome.verdict)") }
         if !outcome.passed { throw ExitCode.failure }
     }
 }
 
-/// The terminal's width for tables; wide when not a terminal, so CI logs keep whole paths.
-func tableWidth() -> Int {
-    if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 20 { return columns }
-    var size = winsize()
-    if isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-    return 160
-}

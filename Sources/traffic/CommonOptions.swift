@@ -23,6 +23,7 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if captures.isEmpty { throw ValidationError("give at least one capture file") }
+        try validateFilter(filter)
     }
 
     /// Runs the lower stages on every capture; prints warnings; exits 3 when a capture cannot be read.
@@ -45,6 +46,16 @@ struct InputOptions: ParsableArguments {
     }
 }
 
+/// A BPF filter that does not compile is a usage error (exit 2), found before any capture is read.
+func validateFilter(_ filter: String?) throws {
+    guard let filter else { return }
+    do {
+        try CaptureFile.checkFilter(filter)
+    } catch {
+        throw ValidationError(error.description)
+    }
+}
+
 /// `--verify-checksums`, for the commands that report anomalies (analyze, connections).
 struct ChecksumOptions: ParsableArguments {
     @Flag(help: "Count frames with a wrong IPv4 or TCP checksum (off by default: offload leaves them unfilled).")
@@ -61,12 +72,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .customLong("bytes"), help: "Exact byte counts in tables instead of KiB/MiB.")
     var exactBytes = false
 
-    var terminalWidth: Int {
-        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 20 { return columns }
-        var size = winsize()
-        if isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-        return 80
-    }
+    @OptionGroup var width: WidthOptions
+
+    var terminalWidth: Int { width.tableWidth }
 
     func write(_ text: String) throws { try writeText(text, to: output) }
 
@@ -89,6 +97,28 @@ struct OutputOptions: ParsableArguments {
         }
         render { _ = fwrite($0.baseAddress, 1, $0.count, file) }
         try close(file, output ?? "stdout")
+    }
+}
+
+/// `--width`, for every command that prints a table.
+struct WidthOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Table width in columns (default: the terminal's; off a terminal COLUMNS, else wide enough to drop nothing).",
+        valueName: "n"))
+    var width: Int?
+
+    func validate() throws {
+        if let width, width < 20 { throw ValidationError("--width must be at least 20") }
+    }
+
+    /// `--width`, else `COLUMNS`, else the terminal's width, else wide: a table in a CI log or a file keeps
+    /// every column and whole paths, whatever the data.
+    var tableWidth: Int {
+        if let width { return width }
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 20 { return columns }
+        var size = winsize()
+        if isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        return 1 << 40
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrafficCapture
 import TrafficCheck
 
 struct DiffCommand: ParsableCommand {
@@ -32,13 +33,15 @@ struct DiffCommand: ParsableCommand {
     var filter: String?
 
     @Option(name: .shortAndLong, help: "Output format: table, markdown or json.")
-    var format: CheckFormat = .table
+    var format: DiffFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
     var output: String?
 
+    @OptionGroup var width: WidthOptions
+
     func validate() throws {
-        if format == .junit { throw ValidationError("--format junit needs a verdict; use it with `traffic check`") }
+        try validateFilter(filter)
     }
 
     func run() throws {
@@ -50,6 +53,19 @@ struct DiffCommand: ParsableCommand {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
-        try writeText(CheckReport(outcome: outcome, verdict: false).render(format, width: tableWidth()), to: output)
+        try writeText(CheckReport(outcome: outcome, verdict: false).render(format.checkFormat, width: width.tableWidth), to: output)
+    }
+}
+
+/// What `diff` writes: the formats of `check` but JUnit, which needs a verdict.
+enum DiffFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, markdown, json
+
+    var checkFormat: CheckFormat {
+        switch self {
+        case .table: return .table
+        case .markdown: return .markdown
+        case .json: return .json
+        }
     }
 }

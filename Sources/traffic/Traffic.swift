@@ -23,6 +23,14 @@ struct Traffic: ParsableCommand {
         // (`--messages` on 1 GiB: 347 -> 239 MiB peak, and faster).
         _ = glibcMallopt(glibcMmapThreshold, 512 << 10)
         #endif
+        if let message = unknownSubcommandMessage(Array(CommandLine.arguments.dropFirst())) {
+            printError("Error: \(message)\nUsage: traffic <subcommand>\n  See 'traffic --help' for more information.")
+            #if canImport(Glibc)
+            Glibc.exit(2)
+            #else
+            Darwin.exit(2)
+            #endif
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -52,6 +60,38 @@ struct Traffic: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [Analyze.self, Connections.self, BaselineCommand.self, CheckCommand.self, DiffCommand.self])
+}
+
+extension Traffic {
+    /// A first argument that is no subcommand and no option: the closest subcommand by edit distance
+    /// (`chek` → check), or `analyze` for what looks like a capture file. ArgumentParser alone says
+    /// "unexpected arguments", which names no way out.
+    static func unknownSubcommandMessage(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        let lowered = first.lowercased()
+        if lowered.hasSuffix(".pcap") || lowered.hasSuffix(".pcapng") || lowered.hasSuffix(".gz") || lowered.hasSuffix(".cap") {
+            return "unknown subcommand '\(first)'; to analyse a capture: traffic analyze \(first)"
+        }
+        let (best, distance) = names.map { ($0, editDistance(lowered, $0)) }.min { $0.1 < $1.1 }!
+        if distance <= max(2, best.count / 3) { return "unknown subcommand '\(first)'; did you mean '\(best)'?" }
+        return "unknown subcommand '\(first)'; the subcommands are \(names.dropLast().joined(separator: ", "))"
+    }
+
+    /// Levenshtein distance over characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
 }
 
 /// Results the process holds until it exits: freeing tens of thousands of groups (or every record) one

@@ -106,7 +106,8 @@ import Testing
         let usage = try Harness.run(["analyze", "--group-by", "colour", "samples/http-basic.pcap"])
         #expect(usage.status == 2)
         let badFilter = try Harness.run(["analyze", "--filter", "tcp port", "samples/http-basic.pcap"])
-        #expect(badFilter.status == 3 && badFilter.stderr.contains("invalid filter"))
+        // A filter that does not compile is a usage error, found before the capture is read.
+        #expect(badFilter.status == 2 && badFilter.stderr.contains("invalid filter"))
         // A full device: the report could not be written, which is an error, not a cut file and exit 0.
         let full = try Harness.run(["analyze", "-o", "/dev/full", "samples/http-basic.pcap"])
         #expect(full.status == 3 && full.stderr.contains("/dev/full: cannot write"))

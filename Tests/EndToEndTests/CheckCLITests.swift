@@ -135,9 +135,10 @@ import FoundationXML
         let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: file)))
         parser.delegate = counter
         #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
-        #expect(counter.counts["testcase"] == 6)
+        // One test case per endpoint, and one for the run as a whole (traffic.run captures).
+        #expect(counter.counts["testcase"] == 7)
         #expect(counter.counts["failure"] == 2)
-        #expect(counter.attributes["testsuites"]?["tests"] == "6")
+        #expect(counter.attributes["testsuites"]?["tests"] == "7")
         #expect(counter.attributes["testsuites"]?["failures"] == "2")
         #expect(counter.failureMessages.contains { $0.hasPrefix("response_bytes per request rose from 2134 B to 3134 B") })
         #expect(counter.failureMessages.contains("new endpoint, not in the baseline (--fail-on-new)"))
@@ -150,7 +151,7 @@ import FoundationXML
         let parser = XMLParser(data: Data(result.stdout.utf8))
         parser.delegate = counter
         #expect(parser.parse())
-        #expect(counter.counts["testcase"] == 6)
+        #expect(counter.counts["testcase"] == 7)
         #expect(counter.counts["failure"] == nil)
     }
 

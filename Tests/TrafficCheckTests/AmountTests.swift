@@ -26,3 +26,21 @@ import Testing
         #expect(Amount(1).percentChange(from: .zero) == nil)
     }
 }
+
+/// A hand-edited baseline can hold numbers near Int.max: comparing them must not trap (issue 19).
+@Suite struct AmountExtremesTests {
+    @Test func percentChangeOfExtremes() {
+        #expect(Amount(milli: .max).percentChange(from: Amount(milli: 1)) == "+100000000000000.0%")
+        #expect(Amount(milli: .min).percentChange(from: Amount(milli: .max)) == "-200.0%")
+        #expect(Amount(milli: 0).percentChange(from: Amount(milli: .min)) == "-100.0%")
+    }
+
+    @Test func toleranceOfExtremes() {
+        let strict = Tolerance()
+        #expect(strict.isExceeded(base: Amount(milli: .min), now: Amount(milli: .max)))
+        #expect(!strict.isExceeded(base: Amount(milli: .max), now: Amount(milli: .min)))
+        #expect(Tolerance(partsPerMillion: 100_000).isExceeded(base: Amount(milli: -5), now: Amount(milli: .max)))
+        #expect(Amount(milli: .max).fixed(3) == "9223372036854775.807")
+        #expect(Amount(milli: .min).fixed(1) == "-9223372036854775.8")
+    }
+}

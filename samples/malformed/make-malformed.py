@@ -302,6 +302,46 @@ def decoding():
     coded_response("br-bogus.pcap", b"br", random.Random(9).randbytes(512))
 
 
+# MARK: timestamps
+
+def timestamps():
+    # Two files joined with `mergecap -a`, the later one first: the clock steps back 100 s at the join.
+    write("timestamps-backwards.pcap", capture(
+        good_connection(sport=40000, time=T0 + 100).records + good_connection(sport=40001, time=T0).records))
+    # Every timestamp zero (some capture tools write none).
+    zero = good_connection().records
+    write("timestamps-zero.pcap", capture([struct.pack("<II", 0, 0) + r[8:] for r in zero]))
+    # The largest second count a pcap record holds (2106-02-07): the last packets stand at 0xFFFFFFFF s.
+    write("timestamps-max.pcap", capture(good_connection(time=0xFFFFFFFF - 0.006).records))
+    # The clock steps back 1000 s inside a connection, after its handshake.
+    c = Connection(time=T0 + 1000).handshake()
+    c.time = T0
+    c.exchange(http_get(b"/ok/1"), http_ok(b"a" * 100)).exchange(http_get(b"/ok/2"), http_ok(b"b" * 3000))
+    write("timestamps-jump-back.pcap", capture(c.close().records))
+    # Zero, then the largest second count, inside one connection: a jump past every idle timeout.
+    c = Connection(time=0).handshake()
+    c.time = 0xFFFFFFFF - 0.02
+    c.exchange(http_get(b"/ok/1"), http_ok(b"a" * 100)).exchange(http_get(b"/ok/2"), http_ok(b"b" * 3000))
+    write("timestamps-jump-forward.pcap", capture(c.close().records))
+
+
+# MARK: scope (traffic seen but not analysed)
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+H2_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # an empty SETTINGS frame (RFC 9113 §6.5)
+
+
+def scope():
+    # Cleartext HTTP/2 with prior knowledge (RFC 9113 §3.3): the client opens with the preface.
+    c = Connection(dport=8080).handshake().send(True, H2_PREFACE + H2_SETTINGS).send(False, H2_SETTINGS)
+    # The same after an h2c upgrade (RFC 7540 §3.2): a GET with `Upgrade: h2c`, `101`, then the preface.
+    d = Connection(sport=40001, time=T0 + 1).handshake()
+    d.send(True, http_get(b"/upgrade", b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n"))
+    d.send(False, b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n" + H2_SETTINGS)
+    d.send(True, H2_PREFACE + H2_SETTINGS)
+    write("h2c-two-connections.pcap", capture(c.close().records + d.close().records))
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "--syn-flood":
         syn_flood(argv[2], int(argv[3]) if len(argv) > 3 else 1_000_000)
@@ -320,6 +360,8 @@ def main(argv):
     overlap()
     framing()
     decoding()
+    timestamps()
+    scope()
     return 0
 
 

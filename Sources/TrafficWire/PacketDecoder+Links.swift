@@ -44,7 +44,8 @@ extension PacketDecoder {
         let length = Int(bytes.loadBigEndianUInt16(at: start + 4))
         guard length >= 2, length <= end - start - 6 else { return .malformed(.badPPPoEHeader) }
         guard enter(.pppoe) else { return .malformed(.tunnelTooDeep) }
-        return decodePPPProtocol(bytes.loadBigEndianUInt16(at: start + 6), packet, at: start + 8, end: start + 6 + length)
+        let pppProtocol = bytes.loadBigEndianUInt16(at: start + 6)
+        return decodePPPProtocol(pppProtocol, packet, at: start + 8, end: start + 6 + length)
     }
 
     /// RFC 1332 (0x0021, IPv4) and RFC 5072 (0x0057, IPv6); LCP, IPCP and the rest carry no user data.

@@ -119,7 +119,8 @@ extension PacketDecoder {
             }
         }
         // An empty G-PDU, or a non-IP PDU (an Ethernet PDU session): not followed.
-        guard pduEnd > offset, bytes.count > offset else { return pduEnd > offset ? .malformed(.badGTPUHeader) : .nonTCP }
+        guard pduEnd > offset else { return .nonTCP }
+        guard bytes.count > offset else { return .malformed(.badGTPUHeader) }
         let version = bytes[offset] >> 4
         guard version == 4 || version == 6 else { return .nonTCP }
         guard enter(.gtpu) else { return .malformed(.tunnelTooDeep) }

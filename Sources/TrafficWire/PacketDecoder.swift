@@ -165,7 +165,9 @@ public struct PacketDecoder {
             return reassemble(key: key, packet: packet, payloadStart: payloadStart, payloadLength: payloadLength,
                               fragmentOffset: fragmentOffset, moreFragments: moreFragments)
         }
-        guard proto == 6 else { return decodeTunnel(ipProtocol: proto, packet, at: payloadStart, end: payloadStart + payloadLength) }
+        guard proto == 6 else {
+            return decodeTunnel(ipProtocol: proto, packet, at: payloadStart, end: payloadStart + payloadLength)
+        }
         return decodeTCP(packet, source: source, destination: destination, at: payloadStart, ipPayloadLength: payloadLength)
     }
 

@@ -73,7 +73,11 @@ let package = Package(
         .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
         .testTarget(name: "TrafficCodecsTests", dependencies: ["TrafficCodecs", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCaptureTests", dependencies: ["TrafficCapture"]),
-        .testTarget(name: "TrafficWireTests", dependencies: ["TrafficWire"]),
+        .testTarget(
+            name: "TrafficWireTests",
+            dependencies: [
+                "TrafficWire", "TrafficTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "TrafficReassemblyTests",
             dependencies: [

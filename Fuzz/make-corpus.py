@@ -16,7 +16,7 @@ OUT = os.path.join(ROOT, "Fuzz", "corpus")
 MAX_SEED = 6 * 1024
 
 # Index of each pcap LINKTYPE in FuzzPackets' `linkTypes` table.
-LINK_INDEX = {1: 0, 113: 1, 276: 2, 101: 3, 0: 4}
+LINK_INDEX = {1: 0, 113: 1, 276: 2, 101: 3, 0: 4, 9: 10, 50: 11, 239: 12}
 # Index of each coding in `ContentCoding.allCases`.
 CODING_INDEX = {"identity": 0, "gzip": 1, "x-gzip": 1, "deflate": 2, "br": 3, "zstd": 4}
 
@@ -211,6 +211,11 @@ def main():
                 if codings and body and all(c in CODING_INDEX for c in codings) and len(codings) <= 3:
                     indices = [CODING_INDEX[c] for c in codings] + [0] * (3 - len(codings))
                     write("content", f"{stem}-{n}-{m}", bytes([len(codings)] + indices + [0xFF]) + body)
+    # Tunnels and link types (issue 28): the small IPv6 sample in every wrapping, frames only.
+    tunnels = os.path.join(SAMPLES, "tunnels")
+    for name in sorted(n for n in os.listdir(tunnels) if n.startswith("http-ipv6--") and n.endswith(".pcap")):
+        linktype, records = read_pcap(os.path.join(tunnels, name))
+        write("packets", "tunnel-" + name[len("http-ipv6--"):-5], packets_seed(linktype, records))
     # Hand-made edge cases the samples lack.
     write("chunked", "extensions-trailer", b"\x00" + b"5;a=b\r\nhello\r\n0\r\nX-T: 1\r\n\r\n")
     write("chunked", "bare-lf", b"\x00" + b"3\nabc\n0\n\n")

@@ -85,6 +85,9 @@ public struct CaptureAnalysis: Sendable {
         summary.undecodedPackets += fragmentFrames
         summary.undecodedFrameBytes += fragmentBytes
         summary.damage = damage
+        for kind in Encapsulation.Kind.allCases where decoder.count(of: kind) > 0 {
+            summary.encapsulatedPackets[kind.name] = decoder.count(of: kind)
+        }
 
         var result = CaptureAnalysis(summary: summary)
         result.connectionCount = sink.connectionCount

@@ -20,6 +20,9 @@ public struct CaptureSummary: Sendable {
     /// Frames too damaged to decode, and IP fragments still held when the capture ended.
     public var undecodedPackets = 0
     public var undecodedFrameBytes = 0
+    /// Frames decoded through each encapsulation kind, by its stable name (`vxlan`, `vlan`, …); only non-zero
+    /// ones. A frame counts once per kind, for TCP and non-TCP inner packets alike.
+    public var encapsulatedPackets: [String: Int] = [:]
     /// Damage that stopped reading early; packets before it were analysed.
     public var damage: CaptureDamage?
 

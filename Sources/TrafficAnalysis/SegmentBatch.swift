@@ -15,6 +15,7 @@ final class SegmentBatch: @unchecked Sendable {
         var payloadCount: Int
         var frameBytes: Int
         var frameCount: Int
+        var encapsulation: Encapsulation
         var time: CaptureTime
         var packetIndex: Int
     }
@@ -40,7 +41,8 @@ final class SegmentBatch: @unchecked Sendable {
             source: segment.source, destination: segment.destination, sequenceNumber: segment.sequenceNumber,
             acknowledgmentNumber: segment.acknowledgmentNumber, flags: segment.flags,
             payloadLength: segment.payloadLength, payloadStart: start, payloadCount: segment.payload.count,
-            frameBytes: segment.frameBytes, frameCount: segment.frameCount, time: time, packetIndex: packetIndex))
+            frameBytes: segment.frameBytes, frameCount: segment.frameCount,
+            encapsulation: segment.encapsulation, time: time, packetIndex: packetIndex))
     }
 
     func reset() {

@@ -32,7 +32,7 @@ final class ShardWorker: @unchecked Sendable {
                         payloadLength: entry.payloadLength,
                         payload: UnsafeRawBufferPointer(
                             rebasing: bytes[entry.payloadStart..<(entry.payloadStart + entry.payloadCount)]),
-                        frameBytes: entry.frameBytes, frameCount: entry.frameCount)
+                        frameBytes: entry.frameBytes, frameCount: entry.frameCount, encapsulation: entry.encapsulation)
                     reassembler.process(segment, time: entry.time, packetIndex: entry.packetIndex)
                 }
             }

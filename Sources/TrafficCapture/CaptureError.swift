@@ -10,7 +10,7 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
         case let .notACapture(path, reason): return "\(path): not a pcap or pcapng capture (\(reason))"
         case let .unsupportedLinkType(path, linkType):
-            return "\(path): unsupported link type \(linkType); traffic reads Ethernet, Linux cooked (SLL, SLL2), raw IP and BSD loopback captures"
+            return "\(path): unsupported link type \(linkType); traffic reads Ethernet, Linux cooked (SLL, SLL2), raw IP, BSD loopback, PPP and NFLOG captures"
         case let .invalidFilter(expression, reason): return "invalid filter '\(expression)': \(reason)"
         }
     }

@@ -22,7 +22,8 @@ public final class CaptureFile {
 
     /// Link types the wire decoder understands; others are rejected at open, by name.
     public static let supportedLinkTypes: Set<LinkType> = [
-        .null, .ethernet, .raw, .rawOpenBSD, .rawLinktype, .loop, .linuxSLL, .ipv4, .ipv6, .linuxSLL2,
+        .null, .ethernet, .ppp, .pppHDLC, .raw, .rawOpenBSD, .rawLinktype, .loop, .linuxSLL, .ipv4, .ipv6, .nflog,
+        .linuxSLL2,
     ]
 
     public init(path: String) throws(CaptureError) {

@@ -246,6 +246,13 @@ extension AnalyzeReport {
         if s.incompleteMessages > 0 { extra.append("\(s.incompleteMessages) incomplete messages (counted as seen)") }
         if s.decodeErrors > 0 { extra.append("\(s.decodeErrors) decode errors") }
         if !extra.isEmpty { lines.append(extra.joined(separator: "; ")) }
+        let encapsulated = report.captures.reduce(into: [String: Int]()) {
+            $0.merge($1.encapsulatedPackets, uniquingKeysWith: +)
+        }
+        if !encapsulated.isEmpty {
+            lines.append("packets inside tunnels or tags: "
+                + encapsulated.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        }
         if let merged = report.normalizedGroupCount, report.groups.count - merged >= 3 {
             lines.append("note: --normalize-paths would merge \(report.groups.count) rows into \(merged)")
         }

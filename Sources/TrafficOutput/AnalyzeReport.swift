@@ -184,6 +184,13 @@ public struct AnalyzeReport {
         w.beginObject("anomalies")
         for (name, count) in report.anomalies.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
         w.endObject()
+        // Frames decoded through each tunnel or tag kind, summed over captures (issue 28).
+        w.beginObject("encapsulated_packets")
+        let encapsulated = report.captures.reduce(into: [String: Int]()) {
+            $0.merge($1.encapsulatedPackets, uniquingKeysWith: +)
+        }
+        for (name, count) in encapsulated.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
+        w.endObject()
         w.endObject()
         w.beginArray("groups")
         for group in report.groups {

@@ -2,6 +2,7 @@ import TrafficCapture
 import TrafficAnalysis
 import TrafficReassembly
 import TrafficTLS
+import TrafficWire
 
 /// Renders `traffic connections`: one row per TCP connection, like `tshark -q -z conv,tcp`.
 public struct ConnectionsReport {
@@ -57,6 +58,8 @@ public struct ConnectionsReport {
                 w.field("server", c.info.server.description)
                 w.field("start", raw: c.info.start.decimalString)
                 w.field("duration", raw: c.duration.decimalString)
+                // Outermost first; empty for a plain frame (issue 28).
+                w.field("encapsulation", c.info.encapsulation.names)
                 for direction in Direction.allCases {
                     w.beginObject(direction.name)
                     for (name, value) in Self.directionFields(c[direction]) { w.field(name, value) }
@@ -87,7 +90,7 @@ public struct ConnectionsReport {
         for direction in Direction.allCases {
             header += Self.directionFields(TCPDirectionStats()).map { "\(direction.name)_\($0.name)" }
         }
-        header += ["tls_sni", "tls_version", "cipher_suite", "alpn"]
+        header += ["tls_sni", "tls_version", "cipher_suite", "alpn", "encapsulation"]
         w.row(header)
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
@@ -97,21 +100,28 @@ public struct ConnectionsReport {
                 for direction in Direction.allCases { row += Self.directionFields(c[direction]).map { "\($0.value)" } }
                 let hello = tlsInfo(capture: index, connection: c.info.id)
                 row += [hello?.sni ?? "", hello?.negotiatedVersion?.name ?? "", hello?.cipherSuite?.name ?? "",
-                        hello?.selectedALPN ?? ""]
+                        hello?.selectedALPN ?? "", Self.encapsulationText(c.info.encapsulation)]
                 w.row(row)
             }
         }
         return w.output
     }
 
+    /// Layers joined with `:` like tshark's `frame.protocols`, outermost first.
+    static func encapsulationText(_ encapsulation: Encapsulation) -> String {
+        encapsulation.names.joined(separator: ":")
+    }
+
     func table(width: Int, exactBytes: Bool) -> String {
         func bytes(_ value: Int) -> String { exactBytes ? String(value) : humanBytes(value) }
+        // The column appears only for captures with tunnels or tags, and is the first to go when narrow.
+        let showEncapsulation = analyses.contains { $0.connections.contains { !$0.info.encapsulation.isEmpty } }
         var table = TextTable(columns: [
             .init("#"), .init("client", .left), .init("server", .left),
             .init("pkts →"), .init("bytes →"), .init("pkts ←"), .init("bytes ←"),
             .init("setup+close", dropOrder: 3), .init("missing", dropOrder: 4), .init("duration", dropOrder: 2),
             .init("tls", .left, shrinkable: true, dropOrder: 5),
-        ])
+        ] + (showEncapsulation ? [.init("encapsulation", .left, shrinkable: true, dropOrder: 6)] : []))
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
                 let a = c.clientToServer, b = c.serverToClient
@@ -123,7 +133,7 @@ public struct ConnectionsReport {
                     tlsInfo(capture: index, connection: c.info.id).map {
                         [$0.sni, $0.negotiatedVersion?.name].compactMap { $0 }.joined(separator: " ")
                     } ?? "",
-                ])
+                ] + (showEncapsulation ? [Self.encapsulationText(c.info.encapsulation)] : []))
             }
         }
         var text = table.render(width: width)

@@ -109,11 +109,12 @@ public final class TCPReassembler {
         } else {
             sourceIsClient = true
         }
-        let info = TCPConnectionInfo(
+        var info = TCPConnectionInfo(
             id: connectionCount,
             client: sourceIsClient ? segment.source : segment.destination,
             server: sourceIsClient ? segment.destination : segment.source,
             start: time, firstPacket: packetIndex)
+        info.encapsulation = segment.encapsulation
         connectionCount += 1
         let connection = TCPConnection(info: info, handler: makeHandler(info))
         table[key] = connection

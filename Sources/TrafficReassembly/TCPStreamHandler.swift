@@ -11,6 +11,9 @@ public struct TCPConnectionInfo: Sendable {
     /// Position of the connection's first packet in the capture; orders connections found by
     /// parallel reassemblers into tshark's numbering.
     public var firstPacket: Int
+    /// The tunnels and tags around the first packet's IP header, outermost first (e.g. VXLAN, then VLAN).
+    /// Client and server are the inner addresses: the flow is analysed as if captured inside the tunnel.
+    public var encapsulation = Encapsulation()
 
     public init(id: Int, client: Endpoint, server: Endpoint, start: CaptureTime, firstPacket: Int = 0) {
         self.id = id

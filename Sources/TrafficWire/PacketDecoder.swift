@@ -1,9 +1,11 @@
 import TrafficCapture
 
-/// Decodes captured frames (link → IPv4/IPv6 → TCP) into `TCPSegment`s.
+/// Decodes captured frames (link → tunnels → IPv4/IPv6 → TCP) into `TCPSegment`s.
 ///
 /// Checks each header's length once, then reads named fields at fixed offsets. Nothing here
 /// allocates except the IP fragment reassembler, which copies fragments within a bounded buffer.
+/// Tunnels (PacketDecoder+Tunnels.swift) lead to the inner IP packet, which is decoded as if it
+/// had been captured directly; their headers count as the segment's header bytes.
 public struct PacketDecoder {
     /// What one frame turned out to be.
     public enum Result {
@@ -17,87 +19,118 @@ public struct PacketDecoder {
         case malformed(WireAnomaly)
     }
 
+    /// Tunnels inside tunnels stop here: real networks nest two or three (VXLAN in GRE in MPLS); a deeper
+    /// stack is a crafted packet, and the limit bounds the decoder's recursion.
+    public static let maxTunnelDepth = 8
+
     public let linkType: LinkType
     /// Verify IPv4 header and TCP checksums (RFC 1071) and count bad ones; off by default, like tshark and Zeek.
     public var verifyChecksums = false
     public var fragments = IPFragmentReassembler()
     public private(set) var anomalies = [Int](repeating: 0, count: WireAnomaly.allCases.count)
+    /// Frames decoded through each encapsulation kind, by `Encapsulation.Kind` raw value (a frame counts
+    /// once per kind however many layers of it it had).
+    public private(set) var encapsulatedPackets = [Int](repeating: 0, count: Encapsulation.Kind.allCases.count + 1)
+
+    /// The current frame's layers so far, and how many of them are tunnels (VLAN tags are not).
+    var encapsulation = Encapsulation()
+    var tunnelDepth = 0
 
     public init(linkType: LinkType) { self.linkType = linkType }
 
     public mutating func decode(_ packet: CapturedPacket) -> Result {
+        encapsulation = Encapsulation()
+        tunnelDepth = 0
         let result = decodeLink(packet)
         if case .malformed(let anomaly) = result { anomalies[anomaly.rawValue] += 1 }
+        if !encapsulation.isEmpty {
+            var set = encapsulation.kindSet
+            while set != 0 {
+                encapsulatedPackets[set.trailingZeroBitCount] += 1
+                set &= set - 1
+            }
+        }
         return result
     }
 
     public func count(of anomaly: WireAnomaly) -> Int { anomalies[anomaly.rawValue] }
 
-    private enum Network { case ipv4, ipv6, other }
+    public func count(of kind: Encapsulation.Kind) -> Int { encapsulatedPackets[Int(kind.rawValue)] }
 
     private mutating func decodeLink(_ packet: CapturedPacket) -> Result {
         let bytes = packet.bytes
-        var offset = 0
-        var network = Network.other
+        let end = packet.originalLength
         switch linkType {
         case .ethernet:
+            // Untagged IPv4 first and without a call: the common frame pays for no tunnel or tag check.
             guard bytes.count >= 14 else { return .malformed(.truncatedHeader) }
-            var etherType = bytes.loadBigEndianUInt16(at: 12)
-            offset = 14
-            // 802.1Q (0x8100), 802.1ad QinQ (0x88a8) and the pre-standard 0x9100: 4-byte tags, possibly stacked.
-            while etherType == 0x8100 || etherType == 0x88a8 || etherType == 0x9100 {
-                guard bytes.count >= offset + 4 else { return .malformed(.truncatedHeader) }
-                etherType = bytes.loadBigEndianUInt16(at: offset + 2)
-                offset += 4
-            }
-            network = Self.network(etherType: etherType)
+            if bytes.loadBigEndianUInt16(at: 12) == 0x0800 { return decodeIPv4(packet, at: 14, end: end) }
+            return decodeEthernet(packet, at: 0, end: end)
         case .linuxSLL:
             guard bytes.count >= 16 else { return .malformed(.truncatedHeader) }
-            network = Self.network(etherType: bytes.loadBigEndianUInt16(at: 14))
-            offset = 16
+            return decodeEtherType(bytes.loadBigEndianUInt16(at: 14), packet, at: 16, end: end)
         case .linuxSLL2:
             guard bytes.count >= 20 else { return .malformed(.truncatedHeader) }
-            network = Self.network(etherType: bytes.loadBigEndianUInt16(at: 0))
-            offset = 20
+            return decodeEtherType(bytes.loadBigEndianUInt16(at: 0), packet, at: 20, end: end)
         case .null, .loop:
             guard bytes.count >= 4 else { return .malformed(.truncatedHeader) }
             // NULL stores the address family in the capturing host's byte order, LOOP in network order.
             var family = bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
             if linkType == .loop { family = UInt32(bigEndian: family) } else if family > 0xFFFF { family = family.byteSwapped }
             switch family {
-            case 2: network = .ipv4
+            case 2: return decodeIPv4(packet, at: 4, end: end)
             // AF_INET6 differs by OS: 10 Linux, 24 NetBSD/OpenBSD, 28 FreeBSD, 30 macOS.
-            case 10, 24, 28, 30: network = .ipv6
+            case 10, 24, 28, 30: return decodeIPv6(packet, at: 4, end: end)
             default: return .malformed(.unknownLinkProtocol)
             }
-            offset = 4
+        case .ppp:
+            return decodePPP(packet, at: 0, end: end, hdlc: false)
+        case .pppHDLC:
+            return decodePPP(packet, at: 0, end: end, hdlc: true)
+        case .nflog:
+            return decodeNFLOG(packet, end: end)
         default:
-            // Raw IP: the version nibble tells IPv4 from IPv6.
-            guard bytes.count >= 1 else { return .malformed(.truncatedHeader) }
-            switch bytes[0] >> 4 {
-            case 4: network = .ipv4
-            case 6: network = .ipv6
-            default: return .malformed(.badIPHeader)
-            }
-        }
-        // The frame length on the wire beyond the link header bounds what the IP layer can claim.
-        let linkBytes = offset
-        switch network {
-        case .ipv4: return decodeIPv4(packet, at: linkBytes)
-        case .ipv6: return decodeIPv6(packet, at: linkBytes)
-        case .other: return .nonTCP
+            // Raw IP (and LINKTYPE_IPV4/IPV6): the version nibble tells IPv4 from IPv6.
+            return decodeIPByVersion(packet, at: 0, end: end)
         }
     }
 
-    private static func network(etherType: UInt16) -> Network {
+    /// Ethernet II at `start`, with any 802.1Q/802.1ad tags; `end` is where the frame ends on the wire.
+    mutating func decodeEthernet(_ packet: CapturedPacket, at start: Int, end: Int) -> Result {
+        let bytes = packet.bytes
+        guard bytes.count >= start + 14 else { return .malformed(.truncatedHeader) }
+        var etherType = bytes.loadBigEndianUInt16(at: start + 12)
+        var offset = start + 14
+        // 802.1Q (0x8100), 802.1ad QinQ (0x88a8) and the pre-standard 0x9100: 4-byte tags, possibly stacked.
+        while etherType == 0x8100 || etherType == 0x88a8 || etherType == 0x9100 {
+            guard bytes.count >= offset + 4 else { return .malformed(.truncatedHeader) }
+            etherType = bytes.loadBigEndianUInt16(at: offset + 2)
+            offset += 4
+            encapsulation.append(.vlan)
+        }
+        return decodeEtherType(etherType, packet, at: offset, end: end)
+    }
+
+    mutating func decodeEtherType(_ etherType: UInt16, _ packet: CapturedPacket, at offset: Int, end: Int) -> Result {
         switch etherType {
-        case 0x0800: .ipv4
-        case 0x86DD: .ipv6
-        default: .other
+        case 0x0800: return decodeIPv4(packet, at: offset, end: end)
+        case 0x86DD: return decodeIPv6(packet, at: offset, end: end)
+        default: return decodeTunnel(etherType: etherType, packet, at: offset, end: end)
         }
     }
 
-    private mutating func decodeIPv4(_ packet: CapturedPacket, at start: Int) -> Result {
+    /// An IP packet whose kind only its version nibble tells (raw IP, MPLS, GTP-U).
+    mutating func decodeIPByVersion(_ packet: CapturedPacket, at start: Int, end: Int) -> Result {
+        guard packet.bytes.count > start else { return .malformed(.truncatedHeader) }
+        switch packet.bytes[start] >> 4 {
+        case 4: return decodeIPv4(packet, at: start, end: end)
+        case 6: return decodeIPv6(packet, at: start, end: end)
+        default: return .malformed(.badIPHeader)
+        }
+    }
+
+    /// `end` bounds the packet on the wire: the frame's length, or the payload of the tunnel around it.
+    mutating func decodeIPv4(_ packet: CapturedPacket, at start: Int, end: Int) -> Result {
         let bytes = packet.bytes
         guard bytes.count >= start + 20 else { return .malformed(.truncatedHeader) }
         let versionIHL = bytes[start]
@@ -109,9 +142,11 @@ public struct PacketDecoder {
         if totalLength == 0 {
             // TCP segmentation offload: the sender's own capture shows a 0 total length (tshark
             // reports the same quirk); the frame length is the only truth left.
-            totalLength = packet.originalLength - start
+            totalLength = end - start
         }
         guard totalLength >= headerLength else { return .malformed(.badIPHeader) }
+        // An inner packet longer than the tunnel payload that carries it is a lie of one of the two headers.
+        if tunnelDepth > 0, totalLength > end - start { return .malformed(.badIPHeader) }
         if verifyChecksums, Checksum.sum(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + headerLength)])) != 0xffff {
             anomalies[WireAnomaly.badIPChecksum.rawValue] += 1
         }
@@ -130,7 +165,9 @@ public struct PacketDecoder {
             return reassemble(key: key, packet: packet, payloadStart: payloadStart, payloadLength: payloadLength,
                               fragmentOffset: fragmentOffset, moreFragments: moreFragments)
         }
-        guard proto == 6 else { return .nonTCP }
+        guard proto == 6 else {
+            return decodeTunnel(ipProtocol: proto, packet, at: payloadStart, end: payloadStart + payloadLength)
+        }
         return decodeTCP(packet, source: source, destination: destination, at: payloadStart, ipPayloadLength: payloadLength)
     }
 
@@ -157,12 +194,13 @@ public struct PacketDecoder {
         if sum != 0xffff { anomalies[WireAnomaly.badTCPChecksum.rawValue] += 1 }
     }
 
-    private mutating func decodeIPv6(_ packet: CapturedPacket, at start: Int) -> Result {
+    mutating func decodeIPv6(_ packet: CapturedPacket, at start: Int, end: Int) -> Result {
         let bytes = packet.bytes
         guard bytes.count >= start + 40 else { return .malformed(.truncatedHeader) }
         guard bytes[start] >> 4 == 6 else { return .malformed(.badIPHeader) }
         var payloadLength = Int(bytes.loadBigEndianUInt16(at: start + 4))
-        if payloadLength == 0 { payloadLength = packet.originalLength - start - 40 }  // jumbogram or offload
+        if payloadLength == 0 { payloadLength = end - start - 40 }  // jumbogram or offload
+        if tunnelDepth > 0, payloadLength > end - start - 40 { return .malformed(.badIPHeader) }
         var next = bytes[start + 6]
         let source = IPAddress.read(bytes, at: start + 8, ipv6: true)
         let destination = IPAddress.read(bytes, at: start + 24, ipv6: true)
@@ -203,7 +241,7 @@ public struct PacketDecoder {
                 return reassemble(key: key, packet: packet, payloadStart: offset, payloadLength: remaining,
                                   fragmentOffset: fragmentOffset, moreFragments: moreFragments)
             default:
-                return .nonTCP
+                return decodeTunnel(ipProtocol: next, packet, at: offset, end: offset + remaining)
             }
         }
     }
@@ -255,6 +293,7 @@ public struct PacketDecoder {
             sequenceNumber: bytes.loadBigEndianUInt32(at: 4),
             acknowledgmentNumber: bytes.loadBigEndianUInt32(at: 8),
             flags: TCPSegment.Flags(rawValue: bytes[13] & 0x1f),
-            payloadLength: payloadLength, payload: payload, frameBytes: frameBytes, frameCount: frameCount))
+            payloadLength: payloadLength, payload: payload, frameBytes: frameBytes, frameCount: frameCount,
+            encapsulation: encapsulation))
     }
 }

@@ -27,13 +27,16 @@ public struct TCPSegment {
     public var frameBytes: Int
     /// Frames that carried this segment: 1, or the number of IP fragments.
     public var frameCount: Int
+    /// The tunnels and tags around the IP packet, outermost first; empty for a plain frame.
+    public var encapsulation: Encapsulation
 
-    /// Link, IP and TCP header bytes (and link padding): everything in the frames but the payload.
+    /// Link, tunnel, IP and TCP header bytes (and link padding): everything in the frames but the payload.
     public var headerBytes: Int { max(0, frameBytes - payloadLength) }
 
     public init(
         source: Endpoint, destination: Endpoint, sequenceNumber: UInt32, acknowledgmentNumber: UInt32,
-        flags: Flags, payloadLength: Int, payload: UnsafeRawBufferPointer, frameBytes: Int, frameCount: Int = 1
+        flags: Flags, payloadLength: Int, payload: UnsafeRawBufferPointer, frameBytes: Int, frameCount: Int = 1,
+        encapsulation: Encapsulation = Encapsulation()
     ) {
         self.source = source
         self.destination = destination
@@ -44,5 +47,6 @@ public struct TCPSegment {
         self.payload = payload
         self.frameBytes = frameBytes
         self.frameCount = frameCount
+        self.encapsulation = encapsulation
     }
 }

@@ -14,6 +14,20 @@ public enum WireAnomaly: Int, CaseIterable, Sendable {
     /// dropped: the sender's own capture shows unfilled checksums when the NIC computes them (offload).
     case badIPChecksum
     case badTCPChecksum
+    /// A tunnel header that passed its kind's validation (or has no validation: GRE, MPLS, PPPoE, the link
+    /// types) but is cut by the snaplen or claims lengths past the packet that carries it. One name per kind.
+    case badVXLANHeader
+    case badGeneveHeader
+    case badGTPUHeader
+    case badTeredoHeader
+    case badGREHeader
+    case badERSPANHeader
+    case badMPLSHeader
+    case badPPPoEHeader
+    case badPPPHeader
+    case badNFLOGHeader
+    /// Tunnels nested deeper than `PacketDecoder.maxTunnelDepth`: a decompression-bomb guard, not a real network.
+    case tunnelTooDeep
 
     /// The stable snake_case name used in reports.
     public var name: String {
@@ -25,6 +39,17 @@ public enum WireAnomaly: Int, CaseIterable, Sendable {
         case .unknownLinkProtocol: "unknown_link_protocol"
         case .badIPChecksum: "bad_ip_checksum"
         case .badTCPChecksum: "bad_tcp_checksum"
+        case .badVXLANHeader: "bad_vxlan_header"
+        case .badGeneveHeader: "bad_geneve_header"
+        case .badGTPUHeader: "bad_gtpu_header"
+        case .badTeredoHeader: "bad_teredo_header"
+        case .badGREHeader: "bad_gre_header"
+        case .badERSPANHeader: "bad_erspan_header"
+        case .badMPLSHeader: "bad_mpls_header"
+        case .badPPPoEHeader: "bad_pppoe_header"
+        case .badPPPHeader: "bad_ppp_header"
+        case .badNFLOGHeader: "bad_nflog_header"
+        case .tunnelTooDeep: "tunnel_too_deep"
         }
     }
 }

@@ -6,7 +6,7 @@ import TrafficWire
 
 /// The link types `CaptureFile` accepts; the first input byte picks one.
 private let linkTypes: [LinkType] = [
-    .ethernet, .linuxSLL, .linuxSLL2, .raw, .null, .loop, .ipv4, .ipv6, .rawLinktype, .rawOpenBSD,
+    .ethernet, .linuxSLL, .linuxSLL2, .raw, .null, .loop, .ipv4, .ipv6, .rawLinktype, .rawOpenBSD, .ppp, .pppHDLC, .nflog,
 ]
 
 /// Fuzzes frames → `PacketDecoder` → `TCPReassembler` → `HTTPConnectionParser`, the path every packet takes.

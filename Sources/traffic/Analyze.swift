@@ -72,7 +72,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "Table order: \(AnalyzeReport.SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
     var sort: AnalyzeReport.SortKey = .total
 
-    @Option(help: "Show only the first N groups in the table.")
+    @Option(help: "Show only the first N groups in the table (html: draw the first N, default 500, and sum the rest).")
     var top: Int?
 
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
@@ -104,6 +104,8 @@ struct Analyze: ParsableCommand {
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
         options.analysis.verifyChecksums = checksums.verifyChecksums
+        // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
+        options.collectTimeline = output.format == .html
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport
         do {

@@ -32,7 +32,7 @@ struct DiffCommand: ParsableCommand {
     @Option(help: "Only packets matching this BPF expression when reading captures.")
     var filter: String?
 
-    @Option(name: .shortAndLong, help: "Output format: table, markdown or json.")
+    @Option(name: .shortAndLong, help: "Output format: table, markdown, json or html.")
     var format: DiffFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
@@ -59,13 +59,14 @@ struct DiffCommand: ParsableCommand {
 
 /// What `diff` writes: the formats of `check` but JUnit, which needs a verdict.
 enum DiffFormat: String, CaseIterable, ExpressibleByArgument {
-    case table, markdown, json
+    case table, markdown, json, html
 
     var checkFormat: CheckFormat {
         switch self {
         case .table: return .table
         case .markdown: return .markdown
         case .json: return .json
+        case .html: return .html
         }
     }
 }

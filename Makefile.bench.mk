@@ -10,10 +10,10 @@ _bench_default_goal := $(.DEFAULT_GOAL)
 
 .PHONY: bench bench-stages
 
-bench: deps
+bench: build-deps
 	SWIFT="$(SWIFT)" scripts/bench.sh
 
-bench-stages: deps
+bench-stages: build-deps
 	$(SWIFT) package --package-path Benchmarks benchmark
 
 .DEFAULT_GOAL := $(_bench_default_goal)

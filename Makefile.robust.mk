@@ -25,7 +25,7 @@ SANITIZE_SYN_FLOOD ?= 200000
 # The build log is filtered: gold warns "Cannot export local symbol '__asan_check_…'" hundreds of times.
 FUZZ_BUILD := $(SWIFT) build -c debug --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
 
-fuzz-build: deps
+fuzz-build: build-deps
 	@mkdir -p .build-fuzz
 	@echo "$(FUZZ_BUILD)"
 	@if $(FUZZ_BUILD) >.build-fuzz/build.log 2>&1; then \

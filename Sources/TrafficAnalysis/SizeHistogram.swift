@@ -66,8 +66,8 @@ public struct SizeHistogram: Sendable, Equatable {
         entries.insert(key | count, at: i)
     }
 
-    /// The size at quantile `q` (0…1) by nearest rank: the midpoint of the bucket holding that rank,
-    /// clamped to the exact maximum (so p100 is exact, and sizes below 16 are exact); nil when empty.
+    /// The size at quantile `q` (0…1) by nearest rank: the midpoint of the bucket holding that rank, the
+    /// bucket cut at the exact maximum (so p100 is exact, and sizes below 16 are exact); nil when empty.
     public func quantile(_ q: Double) -> Int? {
         let total = count
         guard total > 0 else { return nil }
@@ -77,9 +77,11 @@ public struct SizeHistogram: Sendable, Equatable {
         for entry in entries {
             seen += Int(entry & Self.countMask)
             if seen >= rank {
+                // The last rank is the maximum, which is known exactly.
+                if rank == total { return max }
                 let range = Self.range(of: Int(entry >> Self.countBits))
-                let middle = range.lowerBound + (range.upperBound - range.lowerBound) / 2
-                return Swift.min(middle, max)
+                let upper = Swift.min(range.upperBound, max)
+                return range.lowerBound + (upper - range.lowerBound) / 2
             }
         }
         return max

@@ -5,7 +5,8 @@
 /// keeps an entry near 80 bytes (95 with every sum written), and writing the temporary file costs by the byte.
 ///
 /// After the sums comes the response-size histogram: its exact maximum, the number of non-empty buckets, and
-/// (bucket, count) for each, all unsigned varints (`SizeHistogram`; a few bytes for most groups).
+/// (bucket, count) for each, all unsigned varints (`SizeHistogram`; a few bytes for most groups); nothing at all
+/// when it is empty.
 ///
 /// Every stored sum is written: a test counts the stored properties of `GroupTotals` and `SideTotals`
 /// against `totalsFieldCount` and `sideFieldCount`, so that a sum added there without being added here
@@ -52,6 +53,8 @@ enum SpooledGroup {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
             let sizes = totals.pointee.responseSizes
+            // Groups without responses (most TLS rows, requests cut short) write nothing more.
+            guard !sizes.entries.isEmpty else { return }
             var n = putUnsigned(UInt64(sizes.max), at: out)
             n += putUnsigned(UInt64(sizes.entries.count), at: out + n)
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
@@ -99,7 +102,9 @@ enum SpooledGroup {
             }
             return GroupTotals(sums: sums.baseAddress!)
         }
-        guard var totals, let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
+        guard var totals else { return nil }
+        if r.position == bytes.count { return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals) }
+        guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
             pairCount <= UInt64(bytes.count)
         else { return nil }
         var pairs: [(bucket: Int, count: Int)] = []

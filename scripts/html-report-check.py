@@ -143,13 +143,13 @@ def column_index(page, title):
     return titles.index(title)
 
 
-def check_table(page, report, label):
+def check_table(page, report, label, top=500):
     rows = table_rows(page)
     groups = report["groups"]
     group_by = [k for k in ("capture", "host", "path", "method", "status", "content_type", "connection")
                 if groups and k in groups[0]]
     shown = [r for r in rows if not r["other"]]
-    expect(len(shown) == min(500, len(groups)), f"{label}: {len(shown)} rows for {len(groups)} groups")
+    expect(len(shown) == min(top, len(groups)), f"{label}: {len(shown)} rows for {len(groups)} groups")
     columns = {name: column_index(page, name) for name in
                ("requests", "responses", "request bytes", "response bytes", "body on wire", "body decoded", "saved", "total")}
     for row, group in zip(shown, groups):
@@ -166,10 +166,11 @@ def check_table(page, report, label):
         for name, value in expected.items():
             expect(v[columns[name]] == value, f"{label}: {keys} {name} = {v[columns[name]]}, JSON says {value}")
     other = [r for r in rows if r["other"]]
-    if len(groups) > 500:
+    if len(groups) > top:
         expect(len(other) == 1, f"{label}: no 'other' row for {len(groups)} groups")
-        rest = sum(g["total_bytes"] for g in groups[500:])
-        expect(other[0]["values"][columns["total"]] == rest, f"{label}: other row total != sum of the rest")
+        for name, field in (("total", "total_bytes"), ("requests", "requests"), ("response bytes", "response_bytes")):
+            rest = sum(g[field] for g in groups[top:])
+            expect(other[0]["values"][columns[name]] == rest, f"{label}: other row {name} != sum of the rest ({rest})")
     else:
         expect(not other, f"{label}: an 'other' row though every group is shown")
     return columns
@@ -194,12 +195,12 @@ def check_sorting(page, columns, label):
            f"{label}: the 'other' row did not stay last")
 
 
-def check_filter(page, report, label):
+def check_filter(page, report, label, top=500):
     groups = report["groups"]
     keyed = [" ".join(str(v) for k, v in g.items() if k in ("capture", "host", "path", "method", "status",
-                                                             "content_type", "connection")).lower() for g in groups[:500]]
+                                                             "content_type", "connection")).lower() for g in groups[:top]]
     # A query that keeps some rows and drops others when the keys allow it: the last row's last key.
-    candidates = [str(list(g.values())[1]).lower() for g in groups[:500]] if groups else []
+    candidates = [str(list(g.values())[1]).lower() for g in groups[:top]] if groups else []
     query = None
     for c in reversed(candidates):
         n = sum(c in k for k in keyed)
@@ -218,7 +219,7 @@ def check_filter(page, report, label):
     expect(sum(not r["hidden"] for r in table_rows(page)) == len(table_rows(page)), f"{label}: clearing the filter")
 
 
-def check_treemap(page, report, label):
+def check_treemap(page, report, label, top=500):
     if page.locator("#treemap").count() == 0:
         expect(all(g["total_bytes"] == 0 for g in report["groups"]), f"{label}: no treemap though there are bytes")
         return 0
@@ -236,9 +237,9 @@ def check_treemap(page, report, label):
     leaves = data["leaves"]
     groups = report["groups"]
     drawn = sorted(l["bytes"] for l in leaves)
-    expected_bytes = [g["total_bytes"] for g in groups[:500] if g["total_bytes"] > 0]
-    if len(groups) > 500:
-        expected_bytes.append(sum(g["total_bytes"] for g in groups[500:]))
+    expected_bytes = [g["total_bytes"] for g in groups[:top] if g["total_bytes"] > 0]
+    if len(groups) > top:
+        expected_bytes.append(sum(g["total_bytes"] for g in groups[top:]))
     expect(drawn == sorted(b for b in expected_bytes if b > 0), f"{label}: treemap leaves {drawn} != groups' bytes")
     expect(data["total"] == sum(drawn), f"{label}: treemap total {data['total']} != sum of leaves {sum(drawn)}")
     px_per_byte = data["width"] * data["height"] / data["total"]
@@ -273,21 +274,42 @@ def check_print(page, label):
     page.emulate_media(media="screen")
 
 
-def check_report(browser, traffic, sample, out, screenshot=None):
-    label = os.path.basename(sample)
-    html_path = os.path.join(out, label + ".html")
+def check_timeline(page, report, label, limit):
+    messages = report["summary"]["requests"] + report["summary"]["responses"]
+    if page.locator("#waterfall").count():
+        expect(limit is None or messages <= limit, f"{label}: a waterfall for {messages} messages over the limit {limit}")
+        # Each exchange is a group of bars with its numbers in a title; there are no more than messages.
+        exchanges = page.locator("#waterfall g.wf-exchange").count()
+        expect(0 < exchanges <= max(1, messages + 2 * report["summary"]["tls_connections"]),
+               f"{label}: {exchanges} waterfall exchanges for {messages} messages")
+    elif page.locator("#bytes-over-time").count():
+        expect(limit is not None and messages > limit, f"{label}: bytes over time though the waterfall would fit")
+        legend = page.evaluate("""() => Array.from(document.querySelectorAll('#h-timeline ~ ul.legend span[title]'))
+            .map(s => parseInt(s.getAttribute('title')))""")
+        total = sum(g["total_bytes"] for g in report["groups"])
+        expect(sum(legend) == total, f"{label}: bytes over time add up to {sum(legend)}, the groups to {total}")
+    else:
+        expect(messages == 0 and report["summary"]["tls_connections"] == 0, f"{label}: no timeline")
+
+
+def check_report(browser, traffic, sample, out, screenshot=None, top=None, timeline=None):
+    label = os.path.basename(sample) + (f" --top {top} --timeline-messages {timeline}" if top else "")
+    html_path = os.path.join(out, os.path.basename(sample) + (f"-top{top}" if top else "") + ".html")
     report = json.loads(run([traffic, "analyze", sample, "--format", "json"]))
-    run([traffic, "analyze", sample, "--format", "html", "-o", html_path])
+    extra = ["--top", str(top), "--timeline-messages", str(timeline)] if top else []
+    run([traffic, "analyze", sample, "--format", "html", "-o", html_path] + extra)
+    top = top or 500
     context, page, problems, requests, url, elapsed = open_page(browser, html_path)
-    columns = check_table(page, report, label)
-    worst = check_treemap(page, report, label)
+    columns = check_table(page, report, label, top)
+    worst = check_treemap(page, report, label, top)
+    check_timeline(page, report, label, timeline if timeline is not None else 3000)
     png = page.screenshot(full_page=True)
     colours, drawn = check_not_blank(png, label)
     if screenshot:
         page.screenshot(path=screenshot, full_page=False)
     if report["groups"]:
         check_sorting(page, columns, label)
-        check_filter(page, report, label)
+        check_filter(page, report, label, top)
     check_print(page, label)
     finish_page(context, page, problems, requests, url, label)
     size = os.path.getsize(html_path)
@@ -371,13 +393,19 @@ def main():
             except CheckFailed as error:
                 failures += 1
                 print(f"FAIL {error}")
+        # The bounded paths: the rest of the groups in an "other" row, bytes over time instead of a waterfall.
+        try:
+            check_report(browser, args.traffic, os.path.join(root, "samples", "http-basic.pcap"), args.out, top=2, timeline=5)
+        except CheckFailed as error:
+            failures += 1
+            print(f"FAIL {error}")
         try:
             check_check_page(browser, args.traffic, os.path.join(root, "samples"), args.out)
         except CheckFailed as error:
             failures += 1
             print(f"FAIL {error}")
         browser.close()
-    print(f"{len(samples) + 2 - failures} passed, {failures} failed")
+    print(f"{len(samples) + 3 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

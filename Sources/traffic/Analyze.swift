@@ -75,6 +75,11 @@ struct Analyze: ParsableCommand {
     @Option(help: "Show only the first N groups in the table (html: draw the first N, default 500, and sum the rest).")
     var top: Int?
 
+    @Option(help: ArgumentHelp(
+        "html: draw a waterfall when there are at most this many messages, else bytes over time by host.",
+        valueName: "n"))
+    var timelineMessages: Int = ReportOptions().timelineEventLimit
+
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
     var noColor = false
 
@@ -86,6 +91,9 @@ struct Analyze: ParsableCommand {
             throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if timelineMessages < 0 || timelineMessages > 100_000 {
+            throw ValidationError("--timeline-messages must be between 0 and 100000")
+        }
         if groupsInMemory < 1 { throw ValidationError("--groups-in-memory must be at least 1") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256") }
     }
@@ -106,6 +114,7 @@ struct Analyze: ParsableCommand {
         options.analysis.verifyChecksums = checksums.verifyChecksums
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html
+        options.timelineEventLimit = timelineMessages
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport
         do {

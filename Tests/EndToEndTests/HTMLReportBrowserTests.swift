@@ -48,9 +48,9 @@ struct HTMLReportBrowserTests {
         let failures = output.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         #expect(process.terminationStatus == 0, "html-report-check.py exited \(process.terminationStatus):\n\(output)")
-        // Every sample was checked: one `ok` line per capture, plus the check and diff pages.
+        // Every sample was checked: one `ok` line per capture, plus the bounded run (--top 2), the check and the diff page.
         let samples = try FileManager.default.contentsOfDirectory(atPath: Harness.samples.path).filter { $0.hasSuffix(".pcap") }
         let passed = output.split(separator: "\n").filter { $0.hasPrefix("ok ") }
-        #expect(passed.count == samples.count + 2, "\(passed.count) checks passed for \(samples.count) samples:\n\(output)")
+        #expect(passed.count == samples.count + 3, "\(passed.count) checks passed for \(samples.count) samples:\n\(output)")
     }
 }

@@ -300,13 +300,14 @@ def check_report(browser, traffic, sample, out, screenshot=None, top=None, timel
     run([traffic, "analyze", sample, "--format", "html", "-o", html_path] + extra)
     top = top or 500
     context, page, problems, requests, url, elapsed = open_page(browser, html_path)
+    if screenshot:
+        # For the README: the page as it opens, down to the first rows of the table.
+        page.screenshot(path=screenshot, clip={"x": 0, "y": 0, "width": 1300, "height": 1500}, full_page=True)
     columns = check_table(page, report, label, top)
     worst = check_treemap(page, report, label, top)
     check_timeline(page, report, label, timeline if timeline is not None else 3000)
     png = page.screenshot(full_page=True)
     colours, drawn = check_not_blank(png, label)
-    if screenshot:
-        page.screenshot(path=screenshot, full_page=False)
     if report["groups"]:
         check_sorting(page, columns, label)
         check_filter(page, report, label, top)

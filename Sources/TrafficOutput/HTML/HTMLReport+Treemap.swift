@@ -3,7 +3,7 @@ import TrafficAnalysis
 extension HTMLReport {
     /// The treemap's size in SVG units; the page scales it to its width.
     static let treemapWidth = 1000.0
-    static let treemapHeight = 480.0
+    static let treemapHeight = 420.0
 
     /// One host (the first group key) and its groups (the other keys), for the treemap.
     struct TreemapHost {
@@ -121,11 +121,14 @@ extension HTMLReport {
             html.number(rect.y + 13)
             html.raw("\">")
             html.text(TextTable.shortenMiddle(label, to: characters))
-            if rect.height >= 30 {
+            // The second line only whole: the amount with the header share, or the amount alone.
+            let long = humanBytes(t.totalBytes) + " · hdr \(Int((share * 100).rounded())) %"
+            let line = long.count <= characters ? long : humanBytes(t.totalBytes)
+            if rect.height >= 30, line.count <= characters {
                 html.raw("<tspan x=\"")
                 html.number(rect.x + 3)
                 html.raw("\" dy=\"14\">")
-                html.text(humanBytes(t.totalBytes) + " · hdr \(Int((share * 100).rounded())) %")
+                html.text(line)
                 html.raw("</tspan>")
             }
             html.raw("</text>\n")

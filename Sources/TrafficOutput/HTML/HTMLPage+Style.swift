@@ -43,7 +43,7 @@ extension HTMLPage {
         th{background:var(--panel);text-align:left;position:sticky;top:0;white-space:nowrap}
         th button{border:0;background:none;padding:0;font-weight:600;cursor:pointer}
         th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
-        td.key{min-width:14ch;max-width:360px;overflow-wrap:anywhere}
+        td.key{max-width:360px;overflow-wrap:break-word}
         tr.other td{font-style:italic;background:var(--panel)}
         tr.fail td{background:#fff0ee}.fail-text,.bad{color:var(--bad);font-weight:700}.good{color:var(--good);font-weight:700}
         .verdict{padding:10px 14px;border-radius:6px;font-size:18px;font-weight:700;margin:8px 0;border:2px solid}

@@ -48,6 +48,9 @@ public struct ReportTimeline: Sendable {
     public private(set) var messageCount = 0
     public private(set) var bucketSeconds: Int64 = 1
     public private(set) var bytesByHostAndTime: [BucketKey: Int] = [:]
+    /// Once `eventLimit` events are kept: the latest time among them. A later record cannot be among the
+    /// earliest, and records come roughly in time order, so most are turned away by this one comparison.
+    private var cutoff: CaptureTime?
 
     /// `eventLimit`: a waterfall of a few thousand rows is still readable and fast to draw.
     /// `bucketLimit`: host × bucket cells kept before they are widened.
@@ -61,6 +64,8 @@ public struct ReportTimeline: Sendable {
 
     mutating func add(_ record: HTTPMessageRecord, capture: Int) {
         messageCount += 1
+        addBytes(record.transferBytes, host: record.host, at: record.time)
+        if let cutoff, record.time > cutoff { return }
         let event = Event(
             capture: capture, connection: record.connection, index: record.index, kind: record.kind, time: record.time,
             bytes: record.transferBytes, host: record.host, path: record.path, method: record.method, status: record.status)
@@ -69,7 +74,6 @@ public struct ReportTimeline: Sendable {
             // Sorting twice the limit and dropping half keeps this O(log n) a record, amortized.
             if events.count >= 2 * eventLimit { trimEvents() }
         }
-        addBytes(record.transferBytes, host: record.host, at: record.time)
     }
 
     private mutating func addBytes(_ bytes: Int, host: String, at time: CaptureTime) {
@@ -104,7 +108,10 @@ public struct ReportTimeline: Sendable {
 
     private mutating func trimEvents() {
         events.sort(by: Event.precedes)
-        if events.count > eventLimit { events.removeLast(events.count - eventLimit) }
+        if events.count > eventLimit {
+            events.removeLast(events.count - eventLimit)
+            cutoff = events.last?.time
+        }
     }
 
     /// Takes in a shard's timeline; `renumber` maps its connection numbers of `capture` to the capture's.

@@ -106,7 +106,9 @@ struct Analyze: ParsableCommand {
         options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplate)
         options.hostGlob = host
         options.pathGlob = path
-        options.keepMessages = messages
+        // The page is built from the groups; keeping every record for it would only cost memory and a spool.
+        options.keepMessages = messages && output.format != .html
+        if messages && output.format == .html { printError("note: --messages is not listed in --format html; the page shows the groups and a timeline") }
         options.verifyDecoding = verifyDecoding
         options.groupsInMemory = groupsInMemory
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -127,7 +129,7 @@ struct Analyze: ParsableCommand {
         progress.clear()
         for warning in report.warnings { printError(warning.description) }
         for note in report.summary.scopeNotes { printError("note: \(note.message)") }
-        var rendered = AnalyzeReport(report: report, listMessages: messages)
+        var rendered = AnalyzeReport(report: report, listMessages: options.keepMessages)
         rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs
         rendered.sort = sort

@@ -272,6 +272,9 @@ def check_print(page, label):
     page.emulate_media(media="print")
     expect(page.locator("#filter").is_hidden(), f"{label}: the filter box would print")
     page.emulate_media(media="screen")
+    pdf = page.pdf(format="A4")
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    expect(pdf.startswith(b"%PDF") and pages >= 1, f"{label}: printing to PDF gave {len(pdf)} bytes, {pages} pages")
 
 
 def check_timeline(page, report, label, limit):

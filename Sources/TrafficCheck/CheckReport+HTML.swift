@@ -65,7 +65,8 @@ extension CheckReport {
         html.int(outcome.groups.count)
         html.raw(" endpoints changed (")
         html.text(outcome.rules.metric.phrase)
-        html.raw("); bars: <span class=\"sw s-req\"></span> before, <span class=\"sw s-resp\"></span> after, ")
+        html.raw("); bars: <span class=\"sw s-req\"></span> before, <span class=\"sw s-resp\"></span> after ")
+        html.raw("(<span class=\"sw s-overhead\"></span> when it fails), ")
         html.raw("to the same scale per row.</p>\n")
         guard !changed.isEmpty else {
             html.raw("<p>No changes.</p>\n</section>\n")

@@ -31,8 +31,9 @@ import Testing
     @Test func treemapKeepsRectanglesNearSquare() {
         let rects = Treemap.layout(Array(repeating: 10, count: 48), in: Self.bounds)
         let worst = rects.map { max($0.width / $0.height, $0.height / $0.width) }.max()!
-        // 48 equal values in a 1000×420 box: squarified gives cells near 93×93, never slivers.
-        #expect(worst < 2)
+        // 48 equal values in a 1000×420 box: slicing would give 20.8×420 slivers (ratio 20); squarified rows of
+        // near-square cells (the last row is the least square, about 2.2 here).
+        #expect(worst < 3)
     }
 
     @Test func valuesFromTheWireNeverBecomeMarkup() {

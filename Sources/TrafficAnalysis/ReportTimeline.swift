@@ -131,7 +131,8 @@ public struct ReportTimeline: Sendable {
         widenIfNeeded()
     }
 
-    /// Sorts the events and keeps the earliest `eventLimit`.
+    /// Sorts the events and keeps the earliest `eventLimit`. Within a shard, connection numbers are the shard's
+    /// own until `merge` maps them: they only break ties between messages of the very same nanosecond.
     mutating func finish() { trimEvents() }
 }
 

@@ -28,6 +28,7 @@ struct Analyze: ParsableCommand {
               traffic analyze --path-template '/users/{id}/orders/{order}' --host 'api.*' capture.pcap
               traffic analyze --filter 'tcp port 8080' run1.pcap run2.pcap --per-capture
               traffic analyze --overhead all --bytes capture.pcap
+              traffic analyze --format html -o report.html capture.pcap
             """)
 
     @OptionGroup var input: InputOptions

@@ -16,6 +16,7 @@ struct DiffCommand: ParsableCommand {
               traffic diff before.pcap after.pcap
               traffic diff traffic-baseline.json session.pcap --metric total
               traffic diff old-report.json new-report.json --format markdown
+              traffic diff before.pcap after.pcap --format html -o diff.html
             """)
 
     @Argument(help: "The earlier run: a capture, a JSON report or a baseline.")

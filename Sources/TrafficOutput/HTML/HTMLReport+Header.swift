@@ -14,7 +14,8 @@ extension HTMLReport {
             fact("From", Self.shortTime(start), into: &html)
             fact("To", Self.shortTime(end), into: &html)
         }
-        fact("Capture span", Self.seconds(s.durationNanoseconds), into: &html)
+        // Spans add up over captures, as in the table's footer and the JSON summary's duration.
+        fact(s.captures > 1 ? "Capture spans (sum)" : "Capture span", Self.seconds(s.durationNanoseconds), into: &html)
         fact("Connections", "\(s.connections) (\(s.httpConnections) HTTP, \(s.tlsConnections) TLS)", into: &html)
         fact("Requests", String(s.requests), into: &html)
         fact("Responses", String(s.responses), into: &html)

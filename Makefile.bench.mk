@@ -2,16 +2,20 @@
 #   make bench                       whole-process benchmarks on a generated 1 GiB capture
 #   make bench BENCH_SIZE=100MiB     a quicker run; also BENCH_TSHARK=0, BENCH_SCALING=1
 #   make bench-stages                per-stage micro-benchmarks (ordo-one/benchmark)
+#   make bench-instructions          callgrind instruction counts against Benchmarks/instruction-limits.txt
 SWIFT ?= swift
 export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE BENCH_RUNS BENCH_VERIFY
 
 # Keep whatever default goal the including Makefile has, wherever the include line sits.
 _bench_default_goal := $(.DEFAULT_GOAL)
 
-.PHONY: bench bench-stages
+.PHONY: bench bench-stages bench-instructions
 
 bench: build-deps
 	SWIFT="$(SWIFT)" scripts/bench.sh
+
+bench-instructions: build-deps
+	SWIFT="$(SWIFT)" scripts/instructions.sh
 
 bench-stages: build-deps
 	$(SWIFT) package --package-path Benchmarks benchmark

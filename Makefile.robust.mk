@@ -2,6 +2,7 @@
 #
 #   make fuzz                 each libFuzzer target for FUZZ_SECONDS (default 60), seeded from Fuzz/corpus/
 #   make fuzz FUZZ_TARGETS=FuzzHTTP FUZZ_SECONDS=600
+#   make test-robust          the slow robustness tests left out of `make test` (the 1 M-SYN flood)
 #   make test-sanitize        the test suite under AddressSanitizer, then ThreadSanitizer
 #   make malformed            regenerate samples/malformed/ (python3 only)
 #   make fuzz-corpus          regenerate Fuzz/corpus/ from samples/
@@ -18,7 +19,11 @@ FUZZ_FLAGS    ?= -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stat
 # The sanitizer runs use a smaller SYN flood: the 1 M one takes minutes under the sanitizers.
 SANITIZE_SYN_FLOOD ?= 200000
 
-.PHONY: fuzz fuzz-build fuzz-corpus test-sanitize test-asan test-tsan malformed
+.PHONY: fuzz fuzz-build fuzz-corpus test-robust test-sanitize test-asan test-tsan malformed
+
+test-robust: deps
+	$(SWIFT) build --build-tests
+	TRAFFIC_ROBUST=1 $(SWIFT) test --skip-build --filter MalformedInputTests
 
 # Swift 6.3 on Linux: `-sanitize=fuzzer` instruments every Swift target (the engine too) and links
 # libFuzzer; each target's @main calls LLVMFuzzerRunDriver (see Fuzz/Package.swift).
@@ -66,7 +71,7 @@ test-asan: deps
 	$(SWIFT) build --product traffic
 	$(SWIFT) build --scratch-path .build-asan --sanitize=address --build-tests
 	@printf 'leak:libXCTest.so\nleak:libFoundation.so\nleak:libFoundationEssentials.so\nleak:TLSConversation\n' >.build-asan/lsan.supp
-	LSAN_OPTIONS=suppressions=$(CURDIR)/.build-asan/lsan.supp TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.build-asan/lsan.supp TRAFFIC_ROBUST=1 TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) \
 	  $(SWIFT) test --scratch-path .build-asan --sanitize=address --skip-build
 	@for file in samples/*.pcap samples/*.pcapng samples/*.gz samples/malformed/*.pcap samples/malformed/*.gz; do \
 	  status=0; \
@@ -78,4 +83,4 @@ test-asan: deps
 test-tsan: deps
 	$(SWIFT) build --product traffic
 	$(SWIFT) build --scratch-path .build-tsan --sanitize=thread --build-tests
-	TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --skip-build
+	TRAFFIC_ROBUST=1 TRAFFIC_SYN_FLOOD_COUNT=$(SANITIZE_SYN_FLOOD) $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --skip-build

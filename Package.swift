@@ -6,7 +6,7 @@ import PackageDescription
 // which run the tests, keep them.
 let engineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
-// The targets are the pipeline: capture → wire → reassembly → HTTP → analysis → output.
+// The targets are the pipeline: capture → wire → reassembly → sessions → HTTP/TLS → analysis → output.
 // A target imports only targets below it. Each C library is imported by exactly one Swift target
 // (CPcap by TrafficCapture; CZlib, CBrotli and CZstd by TrafficCodecs).
 let package = Package(
@@ -17,7 +17,8 @@ let package = Package(
         // The engine as a library, for the benchmarks package in Benchmarks/.
         .library(
             name: "TrafficEngine",
-            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS", "TrafficAnalysis",
+            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
+                      "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -39,17 +40,24 @@ let package = Package(
             name: "CZstd", pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
 
+        // Threads, conditions and queues: a leaf the engine and the table renderer share.
+        .target(name: "TrafficConcurrency", swiftSettings: engineSettings),
         .target(name: "TrafficCodecs", dependencies: ["CZlib", "CBrotli", "CZstd"], swiftSettings: engineSettings),
         .target(name: "TrafficCapture", dependencies: ["CPcap", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(name: "TrafficWire", dependencies: ["TrafficCapture"], swiftSettings: engineSettings),
         .target(name: "TrafficReassembly", dependencies: ["TrafficWire"], swiftSettings: engineSettings),
-        .target(name: "TrafficHTTP", dependencies: ["TrafficReassembly", "TrafficCodecs"], swiftSettings: engineSettings),
-        .target(name: "TrafficTLS", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
+        // The session layer: protocol detection and the stream-analyzer seam that every protocol stage sits behind.
+        .target(name: "TrafficSessions", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
+        .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
+        .target(name: "TrafficTLS", dependencies: ["TrafficSessions"], swiftSettings: engineSettings),
         .target(
             name: "TrafficAnalysis",
-            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficHTTP", "TrafficTLS"],
+            dependencies: [
+                "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
+                "TrafficConcurrency",
+            ],
             swiftSettings: engineSettings),
-        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS"]),
+        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS", "TrafficConcurrency"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",
@@ -74,9 +82,12 @@ let package = Package(
             ]),
         .testTarget(
             name: "TrafficHTTPTests",
-            dependencies: ["TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficTestSupport"]),
-        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficTestSupport"]),
-        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficTestSupport"]),
+            dependencies: [
+                "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficTestSupport",
+            ]),
+        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficSessions", "TrafficTestSupport"]),
+        .testTarget(name: "TrafficSessionsTests", dependencies: ["TrafficSessions", "TrafficHTTP"]),
+        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficSessions", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficCapture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis", "TrafficOutput"]),

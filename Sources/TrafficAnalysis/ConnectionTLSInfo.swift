@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficReassembly
+import TrafficSessions
 import TrafficTLS
 
 /// Reads TLS hellos of every connection for `traffic connections`; connections that are not TLS stay out.
@@ -11,20 +12,20 @@ public final class ConnectionTLSInfo {
 
     /// A handler factory that sniffs each connection and parses TLS ones.
     public func makeHandler() -> TrafficReassemblyHandlerFactory {
-        let stages = ProtocolSniffer<NullStreamHandler, TLSConnectionParser>.Stages(
-            http: { _ in NullStreamHandler() },
-            tls: { [unowned self] info in
+        let stages = TCPSession.Stages(
+            [(TLSConnectionParser.detector, { [unowned self] info in
                 TLSConnectionParser(info: info) { [unowned self] summary in
                     if summary.isTLS { byConnection[info.id] = summary }
                 }
-            })
-        return { info in ProtocolSniffer(info: info, stages: stages) }
+            })],
+            fallback: { _ in NullStage() })
+        return { info in TCPSession(info: info, stages: stages) }
     }
 }
 
 /// Accepts a stream and does nothing with it.
-final class NullStreamHandler: TCPStreamHandler {
-    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {}
+final class NullStage: SessionStage {
+    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {}
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {}
     func finish(time: CaptureTime) {}
 }

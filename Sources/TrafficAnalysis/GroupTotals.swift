@@ -1,4 +1,5 @@
 import TrafficHTTP
+import TrafficSessions
 
 /// Byte sums of one side (requests or responses) of a group.
 public struct SideTotals: Sendable, Equatable {
@@ -52,7 +53,7 @@ public struct SideTotals: Sendable, Equatable {
 
     public init() {}
 
-    mutating func add(_ record: HTTPMessageRecord) {
+    mutating func add(_ record: MessageRecord) {
         bytes &+= record.transferBytes
         lineBytes &+= record.lineBytes
         headerBytes &+= record.headerBytes
@@ -151,7 +152,7 @@ public struct GroupTotals: Sendable, Equatable {
 
     public var totalBytes: Int { request.bytes &+ response.bytes }
 
-    mutating func add(_ record: HTTPMessageRecord) {
+    mutating func add(_ record: MessageRecord) {
         switch record.kind {
         case .request:
             requests += 1
@@ -168,7 +169,7 @@ public struct GroupTotals: Sendable, Equatable {
     }
 
     /// Overhead of a request or response counted earlier (`add(_:)` of its record).
-    mutating func add(_ overhead: RecordOverhead, kind: HTTPMessageRecord.Kind) {
+    mutating func add(_ overhead: RecordOverhead, kind: MessageRecord.Kind) {
         if kind == .request { request.add(overhead) } else { response.add(overhead) }
     }
 
@@ -218,7 +219,7 @@ struct RecordOverhead {
     init() {}
 
     /// The overhead a record carries already.
-    init(of record: HTTPMessageRecord) {
+    init(of record: MessageRecord) {
         tunnelBytes = record.tunnelBytes
         handshakeBytes = record.handshakeBytes
         teardownBytes = record.teardownBytes
@@ -229,7 +230,7 @@ struct RecordOverhead {
     var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
 
     /// Adds these bytes to the record's own fields.
-    func apply(to record: inout HTTPMessageRecord) {
+    func apply(to record: inout MessageRecord) {
         record.tunnelBytes += tunnelBytes
         record.handshakeBytes += handshakeBytes
         record.teardownBytes += teardownBytes

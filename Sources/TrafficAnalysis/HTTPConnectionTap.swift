@@ -2,6 +2,7 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 
 /// Sits between the reassembler and the HTTP parser of one connection: forwards the streams, joins
 /// exchanges, attributes connection overhead, and hands records and frame accounting to the report.
@@ -12,7 +13,7 @@ import TrafficReassembly
 /// added to the groups then (a few words per record are kept, not the record); after a protocol switch,
 /// the tunnel's bytes when the streams end. Records that are listed (`--messages`) must be final when
 /// they are counted: those are held whole until then.
-final class HTTPConnectionTap: TCPStreamHandler {
+final class HTTPConnectionTap: SessionStage {
     /// Owned by the tap (retained once here, released at `finish` or in `deinit`) and called unretained: a
     /// call through an optional `var` retains and releases the parser around it, an atomic pair per segment.
     private var parser: Unmanaged<HTTPConnectionParser>?
@@ -21,7 +22,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
     private let capture: Int
     private let overhead: OverheadOptions
     /// Whole records waiting to be counted (`holdsWholeRecords`), in the order of `attributions`.
-    private var held: [HTTPMessageRecord] = []
+    private var held: [MessageRecord] = []
     /// Every record taken while `holding` (32 bytes each: long keep-alive connections take many).
     private var attributions: [Attribution] = []
     /// The overhead found for each of `attributions`, made when the connection's overhead is attributed.
@@ -49,7 +50,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
                 take(record)
                 return
             }
-            var batch: [HTTPMessageRecord] = []
+            var batch: [MessageRecord] = []
             joiner.add(record) { batch.append($0) }
             take(batch)
         }
@@ -72,10 +73,10 @@ final class HTTPConnectionTap: TCPStreamHandler {
         let segmentHeaderBytes: Int
         /// The pin, or -1.
         private let storedPin: Int
-        let kind: HTTPMessageRecord.Kind
+        let kind: MessageRecord.Kind
         let switches: Bool
 
-        init(_ record: HTTPMessageRecord, pin: Int?) {
+        init(_ record: MessageRecord, pin: Int?) {
             index = record.index
             segmentHeaderBytes = record.segmentHeaderBytes
             storedPin = pin ?? -1
@@ -88,12 +89,12 @@ final class HTTPConnectionTap: TCPStreamHandler {
 
     /// A joined batch is held as a whole when one of its records switches protocols, so that the tunnel's
     /// bytes find the request of the switch (see `attributeTunnels`).
-    private func take(_ batch: [HTTPMessageRecord]) {
+    private func take(_ batch: [MessageRecord]) {
         if batch.contains(where: Self.switches) { switched = true }
         for record in batch { take(record) }
     }
 
-    private func take(_ record: HTTPMessageRecord) {
+    private func take(_ record: MessageRecord) {
         recordCount += 1
         if Self.switches(record) { switched = true }
         guard holding else {
@@ -108,12 +109,12 @@ final class HTTPConnectionTap: TCPStreamHandler {
         }
     }
 
-    private static func switches(_ record: HTTPMessageRecord) -> Bool {
-        !record.flags.isEmpty && (record.flags.contains("upgrade") || record.flags.contains("tunnel"))
+    private static func switches(_ record: MessageRecord) -> Bool {
+        !record.flags.isEmpty && record.flags.contains(where: \.switchesProtocol)
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, segment: segment) }
+    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
@@ -131,7 +132,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
         self.parser = nil
         let parser = owned.takeRetainedValue()
         parser.finish(time: time)
-        var batch: [HTTPMessageRecord] = []
+        var batch: [MessageRecord] = []
         joiner.flush { batch.append($0) }
         take(batch)
         counts = [parser.counts(for: .clientToServer), parser.counts(for: .serverToClient)]
@@ -160,20 +161,10 @@ final class HTTPConnectionTap: TCPStreamHandler {
         }
         var unattributed = 0
         for direction in Direction.allCases {
-            let stats = summary[direction]
-            // Captured payload in no record or tunnel, payload cut off by the snaplen or after close.
-            unattributed += counts[direction.rawValue].nonHTTPBytes + stats.truncatedPayloadBytes
-                + stats.undeliveredPayloadBytes
-            // Overhead the user did not choose.
-            if !overhead.contains(.handshake) { unattributed += stats.handshakeBytes }
-            if !overhead.contains(.teardown) { unattributed += stats.teardownBytes }
-            if overhead.contains(.packets) {
-                unattributed += stats.undeliveredHeaderBytes
-            } else {
-                unattributed += stats.ackBytes + stats.retransmissionFrameBytes + stats.dataHeaderBytes
-                    + (stats.dataPayloadBytes - stats.deliveredBytes - stats.truncatedPayloadBytes
-                        - stats.undeliveredPayloadBytes)  // the repeated part of partly new segments
-            }
+            // Captured payload in no record or tunnel (non-HTTP stretches), and overhead the user did not choose.
+            unattributed += summary[direction].unattributedFrameBytes(
+                unanalysedBytes: counts[direction.rawValue].nonHTTPBytes, handshake: overhead.contains(.handshake),
+                teardown: overhead.contains(.teardown), packets: overhead.contains(.packets))
         }
         if !overhead.isEmpty {
             attributeTunnels()
@@ -191,7 +182,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
         /// The record on `direction`'s side of exchange `index` (the final response for responses),
         /// else the other side's record of that exchange.
         func slot(_ index: Int, _ direction: Direction) -> Int? {
-            let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+            let kind: MessageRecord.Kind = direction == .clientToServer ? .request : .response
             return attributions.lastIndex { $0.index == index && $0.kind == kind }
                 ?? attributions.lastIndex { $0.index == index }
         }
@@ -201,7 +192,7 @@ final class HTTPConnectionTap: TCPStreamHandler {
             }
             for direction in Direction.allCases {
                 // Headers of tunnel or trailing non-HTTP stretches: the direction's last message.
-                let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+                let kind: MessageRecord.Kind = direction == .clientToServer ? .request : .response
                 if let target = attributions.lastIndex(where: { $0.kind == kind }) ?? attributions.indices.last {
                     credit(target) { $0.packetOverheadBytes += leftoverHeaders[direction.rawValue] }
                 }

@@ -1,4 +1,5 @@
 import TrafficHTTP
+import TrafficSessions
 
 /// Completes the two records of an exchange with what only the other one knows: a response gets
 /// its request's method, a request gets its final response's status, so that grouping by method
@@ -10,14 +11,14 @@ import TrafficHTTP
 /// costs nothing, and at most `maxHeldResponses` wait per exchange.
 struct HTTPExchangeJoiner {
     private struct Entry {
-        var request: HTTPMessageRecord?
-        var responses: [HTTPMessageRecord] = []
+        var request: MessageRecord?
+        var responses: [MessageRecord] = []
     }
 
     static let maxHeldResponses = 64
     private var held: [Int: Entry] = [:]
 
-    mutating func add(_ record: HTTPMessageRecord, release: (HTTPMessageRecord) -> Void) {
+    mutating func add(_ record: MessageRecord, release: (MessageRecord) -> Void) {
         guard record.paired else {
             release(record)
             return
@@ -67,7 +68,7 @@ struct HTTPExchangeJoiner {
     }
 
     /// The connection ended: everything still held goes out as it is, in exchange order.
-    mutating func flush(release: (HTTPMessageRecord) -> Void) {
+    mutating func flush(release: (MessageRecord) -> Void) {
         for index in held.keys.sorted() {
             let entry = held[index]!
             if var request = entry.request {
@@ -82,7 +83,7 @@ struct HTTPExchangeJoiner {
         held = [:]
     }
 
-    static func isInterim(_ record: HTTPMessageRecord) -> Bool {
+    static func isInterim(_ record: MessageRecord) -> Bool {
         guard let status = record.status else { return false }
         return status >= 100 && status < 200 && status != 101
     }

@@ -1,12 +1,13 @@
 import Synchronization
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 
 /// Every kept record (`--messages`) in capture, connection and exchange order, requests before their
 /// responses. Large lists live in sorted runs in a temporary file and are merged as they are read, so
 /// reading them holds one buffered record per run; read them as often as needed.
 public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
-    public typealias Element = (capture: Int, record: HTTPMessageRecord)
+    public typealias Element = (capture: Int, record: MessageRecord)
 
     enum Storage: Sendable {
         case memory([Element])
@@ -99,7 +100,7 @@ struct RunReader {
         didSet { if let head { key = MessageList.SortKey(head) } }
     }
     /// `head`'s sort key.
-    private(set) var key = MessageList.SortKey((0, HTTPMessageRecord(
+    private(set) var key = MessageList.SortKey((0, MessageRecord(
         connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")))
 
     init(_ run: MessageRun, status: MessageList.ReadStatus) {

@@ -1,5 +1,6 @@
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 
 /// Attributes pure ACKs and retransmitted segments of one connection to exchanges by stream position.
 ///
@@ -26,7 +27,7 @@ struct OverheadLedger {
     private var waiting: [[Int]] = [[0, 0], [0, 0]]
     private(set) var charges: [Entry: (ack: Int, retransmitted: Int)] = [:]
 
-    mutating func emitted(_ record: HTTPMessageRecord) {
+    mutating func emitted(_ record: MessageRecord) {
         let direction: Direction = record.kind == .request ? .clientToServer : .serverToClient
         let end = record.streamOffset + record.transferBytes + record.missingBytes
         spans[direction.rawValue].append(Span(start: record.streamOffset, end: end, index: record.index))

@@ -1,3 +1,5 @@
+import TrafficSessions
+import TrafficConcurrency
 import TrafficHTTP
 
 #if canImport(Glibc)
@@ -59,21 +61,21 @@ final class ReportBuilder {
         if options.collectTimeline { timeline = ReportTimeline(eventLimit: options.timelineEventLimit) }
     }
 
-    func matches(_ record: HTTPMessageRecord) -> Bool {
+    func matches(_ record: MessageRecord) -> Bool {
         if let glob = options.hostGlob, fnmatch(glob, record.host, 0) != 0 { return false }
         if let glob = options.pathGlob, fnmatch(glob, record.path, 0) != 0 { return false }
         return true
     }
 
     /// Counts `record` in its group (unless a filter leaves it out).
-    func add(_ record: HTTPMessageRecord, capture: Int) {
+    func add(_ record: MessageRecord, capture: Int) {
         guard count(record, capture: capture) != nil else { return }
         if groups.count >= spillAt { spillGroups() }
     }
 
     /// `add`, for a record whose connection overhead follows (`addOverhead`): returns a pin of its group
     /// (nil when a filter left it out).
-    func addPinned(_ record: HTTPMessageRecord, capture: Int) -> Int? {
+    func addPinned(_ record: MessageRecord, capture: Int) -> Int? {
         guard let slot = count(record, capture: capture) else { return nil }
         let pin: Int
         if let free = freePins.popLast() {
@@ -88,7 +90,7 @@ final class ReportBuilder {
     }
 
     /// Returns the group the record was counted in (nil when a filter left it out).
-    private func count(_ record: HTTPMessageRecord, capture: Int) -> Int? {
+    private func count(_ record: MessageRecord, capture: Int) -> Int? {
         guard matches(record) else { return nil }
         let slot = slot(for: record, capture: capture)
         groups[slot].add(record)
@@ -115,7 +117,7 @@ final class ReportBuilder {
     var keepsRecords: Bool { options.keepMessages }
 
     /// Overhead of a request or response counted with `addPinned`, which returned `pin`; the pin is released.
-    func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: HTTPMessageRecord.Kind) {
+    func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: MessageRecord.Kind) {
         let slot = Int(pinSlots[pin])
         pinSlots[pin] = -1
         freePins.append(Int32(truncatingIfNeeded: pin))
@@ -184,7 +186,7 @@ final class ReportBuilder {
         var capture = 0
     }
 
-    private func slot(for record: HTTPMessageRecord, capture: Int) -> Int {
+    private func slot(for record: MessageRecord, capture: Int) -> Int {
         if lastSlot >= 0, sameKey(record, capture: capture) { return lastSlot }
         for (i, field) in options.groupBy.enumerated() {
             probe[i] = key(for: field, record: record, capture: capture, paths: options.paths)
@@ -198,7 +200,7 @@ final class ReportBuilder {
 
     /// Whether `record` has the same key as the last record, from the raw fields (equal strings that
     /// share storage, as a response's host and path share its request's, compare without reading bytes).
-    private func sameKey(_ record: HTTPMessageRecord, capture: Int) -> Bool {
+    private func sameKey(_ record: MessageRecord, capture: Int) -> Bool {
         for field in options.groupBy {
             switch field {
             case .host: if record.host != last.host { return false }
@@ -228,7 +230,7 @@ final class ReportBuilder {
         return normalized
     }
 
-    private func key(for field: GroupField, record: HTTPMessageRecord, capture: Int, paths: PathNormalizer) -> String {
+    private func key(for field: GroupField, record: MessageRecord, capture: Int, paths: PathNormalizer) -> String {
         switch field {
         case .host: return record.host
         case .path: return normalizedPath(record.path, paths)
@@ -277,7 +279,7 @@ final class ReportBuilder {
     }
 
     /// Requests before responses; TLS client-to-server before server-to-client.
-    static func order(_ record: HTTPMessageRecord) -> Int {
+    static func order(_ record: MessageRecord) -> Int {
         switch record.kind {
         case .request: 0
         case .response: 1

@@ -1,4 +1,5 @@
 import Synchronization
+import TrafficConcurrency
 
 /// The report's groups in report order (total bytes descending, then keys). A report with more groups
 /// than `ReportOptions.groupsInMemory` keeps them in sorted runs in a temporary file and merges the runs as

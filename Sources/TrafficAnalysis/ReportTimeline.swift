@@ -1,5 +1,5 @@
 import TrafficCapture
-import TrafficHTTP
+import TrafficSessions
 
 /// When the bytes crossed, in bounded memory, for the HTML report's timeline: the earliest `eventLimit`
 /// messages one by one (a waterfall of a small capture is all of its messages), and every message's bytes
@@ -15,7 +15,7 @@ public struct ReportTimeline: Sendable {
         public var capture: Int
         public var connection: Int
         public var index: Int
-        public var kind: HTTPMessageRecord.Kind
+        public var kind: MessageRecord.Kind
         public var time: CaptureTime
         public var bytes: Int
         public var host: String
@@ -62,7 +62,7 @@ public struct ReportTimeline: Sendable {
     /// Whether every message of the report is in `events`.
     public var isComplete: Bool { messageCount <= eventLimit }
 
-    mutating func add(_ record: HTTPMessageRecord, capture: Int) {
+    mutating func add(_ record: MessageRecord, capture: Int) {
         messageCount += 1
         addBytes(record.transferBytes, host: record.host, at: record.time)
         if let cutoff, record.time > cutoff { return }
@@ -136,7 +136,7 @@ public struct ReportTimeline: Sendable {
     mutating func finish() { trimEvents() }
 }
 
-extension HTTPMessageRecord.Kind {
+extension MessageRecord.Kind {
     /// Requests (and a client's TLS bytes) before responses at the same instant.
     var order: Int { self == .response ? 1 : 0 }
 }

@@ -1,4 +1,5 @@
 import TrafficCapture
+import TrafficConcurrency
 import TrafficReassembly
 import TrafficWire
 

@@ -1,17 +1,18 @@
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 
 /// The byte form of a kept record in a `RecordSpool`: a little-endian UInt32 length, then every field of
-/// `HTTPMessageRecord` in declaration order. Integers are zigzag varints (most sizes fit in one or two
+/// `MessageRecord` in declaration order. Integers are zigzag varints (most sizes fit in one or two
 /// bytes); strings are a length and UTF-8 (a missing one: the length -1); an optional number is a 0/1 flag,
 /// then the number.
 ///
 /// Every stored field is written: `fieldCount` is checked against the record's fields by a test, so a field
 /// added to the record without being added here fails the build's tests instead of vanishing from output.
 enum SpooledRecord {
-    typealias Entry = (capture: Int, record: HTTPMessageRecord)
+    typealias Entry = (capture: Int, record: MessageRecord)
 
-    /// Stored properties of `HTTPMessageRecord` that are written (its `tlsStorage` is written as `tls`).
+    /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
     static let fieldCount = 33
 
     static func append(_ entry: Entry, to bytes: inout [UInt8]) {
@@ -65,7 +66,7 @@ enum SpooledRecord {
         bytes.spool(r.complete ? 1 : 0)
         bytes.spool(r.paired ? 1 : 0)
         bytes.spool(r.flags.count)
-        for flag in r.flags { bytes.spool(flag) }
+        for flag in r.flags { bytes.spool(flag.name) }
         bytes.endSpoolEntry(lengthAt)
     }
 
@@ -76,11 +77,11 @@ enum SpooledRecord {
         guard let capture = r.int(), let connection = r.int(), let index = r.int(), let kindCode = r.int(),
             let time = r.int(), let client = r.string(), let server = r.string()
         else { return nil }
-        let kind: HTTPMessageRecord.Kind = kindCode == 0 ? .request : kindCode == 1 ? .response : .tls
+        let kind: MessageRecord.Kind = kindCode == 0 ? .request : kindCode == 1 ? .response : .tls
         guard let method = r.optionalString(), let status = r.optionalInt(), let version = r.optionalString(),
             let host = r.string(), let path = r.string()
         else { return nil }
-        var record = HTTPMessageRecord(
+        var record = MessageRecord(
             connection: connection, index: index, kind: kind, time: CaptureTime(nanoseconds: Int64(time)),
             client: client, server: server, host: host, path: path)
         record.method = method
@@ -100,7 +101,7 @@ enum SpooledRecord {
         record.missingBytes = missing
         if hasTLS == 1 {
             guard let direction = r.string() else { return nil }
-            var tls = HTTPMessageRecord.TLSBytes(direction: direction)
+            var tls = MessageRecord.TLSBytes(direction: direction)
             guard let handshake = r.int(), let application = r.int(), let alert = r.int(), let other = r.int(),
                 let headers = r.int(), let version = r.optionalString(), let cipher = r.optionalString(),
                 let alpn = r.optionalString(), let offered = r.optionalString()
@@ -135,7 +136,8 @@ enum SpooledRecord {
         record.complete = complete == 1
         record.paired = paired == 1
         for _ in 0..<flagCount {
-            guard let flag = r.string() else { return nil }
+            // A spool is written and read by the same run: an unknown name is damage.
+            guard let name = r.string(), let flag = RecordAnomaly(name: name) else { return nil }
             record.flags.append(flag)
         }
         return r.position == bytes.count ? (capture, record) : nil

@@ -1,6 +1,7 @@
 import TrafficCapture
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 import TrafficTLS
 import TrafficWire
 
@@ -8,7 +9,7 @@ import TrafficWire
 ///
 /// Without keys the paths stay hidden, but the server name and the byte costs do not (issue 9). A
 /// decrypting stage would sit between this tap's parser and an HTTP parser; until then, nothing is decrypted.
-final class TLSConnectionTap: TCPStreamHandler {
+final class TLSConnectionTap: SessionStage {
     private let parser: TLSConnectionParser
     private let info: TCPConnectionInfo
     private let builder: ReportBuilder
@@ -23,8 +24,8 @@ final class TLSConnectionTap: TCPStreamHandler {
         parser = TLSConnectionParser(info: info)
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        parser.receive(bytes, direction: direction, segment: segment)
+    func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+        parser.receive(bytes, direction: direction, span: span)
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
@@ -44,10 +45,10 @@ final class TLSConnectionTap: TCPStreamHandler {
         for direction in Direction.allCases {
             let stats = summary[direction]
             let bytes = tls[direction]
-            var record = HTTPMessageRecord(
+            var record = MessageRecord(
                 connection: info.id, index: 1, kind: .tls, time: info.start, client: info.client.description,
                 server: info.server.description, host: tls.sni ?? Self.hostText(info.server), path: "(tls)")
-            var fields = HTTPMessageRecord.TLSBytes(direction: direction.name)
+            var fields = MessageRecord.TLSBytes(direction: direction.name)
             fields.handshakeBytes = bytes.handshakeBytes
             fields.applicationBytes = bytes.applicationBytes
             fields.alertBytes = bytes.alertBytes
@@ -64,22 +65,15 @@ final class TLSConnectionTap: TCPStreamHandler {
             record.paired = true
             record.flags = tls.flags
             // Whole-connection costs: each direction's frames go to that direction's record.
-            if overhead.contains(.handshake) { record.handshakeBytes = stats.handshakeBytes } else {
-                unattributed += stats.handshakeBytes
-            }
-            if overhead.contains(.teardown) { record.teardownBytes = stats.teardownBytes } else {
-                unattributed += stats.teardownBytes
-            }
-            let repeated = stats.dataPayloadBytes - stats.deliveredBytes - stats.truncatedPayloadBytes
-                - stats.undeliveredPayloadBytes
+            if overhead.contains(.handshake) { record.handshakeBytes = stats.handshakeBytes }
+            if overhead.contains(.teardown) { record.teardownBytes = stats.teardownBytes }
             if overhead.contains(.packets) {
                 record.packetOverheadBytes = stats.dataHeaderBytes - stats.undeliveredHeaderBytes + stats.ackBytes
-                record.retransmittedBytes = stats.retransmissionFrameBytes + repeated
-                unattributed += stats.undeliveredHeaderBytes
-            } else {
-                unattributed += stats.dataHeaderBytes + stats.ackBytes + stats.retransmissionFrameBytes + repeated
+                record.retransmittedBytes = stats.retransmissionFrameBytes + stats.repeatedPayloadBytes
             }
-            unattributed += bytes.nonTLSBytes + stats.truncatedPayloadBytes + stats.undeliveredPayloadBytes
+            unattributed += stats.unattributedFrameBytes(
+                unanalysedBytes: bytes.nonTLSBytes, handshake: overhead.contains(.handshake),
+                teardown: overhead.contains(.teardown), packets: overhead.contains(.packets))
             builder.add(record, capture: capture)
         }
         builder.summary.unattributedFrameBytes += unattributed

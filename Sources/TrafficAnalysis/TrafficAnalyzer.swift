@@ -2,6 +2,8 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
+import TrafficTLS
 
 /// Runs the whole pipeline over captures: capture → packets → TCP streams → HTTP records → report.
 public enum TrafficAnalyzer {
@@ -57,19 +59,21 @@ public enum TrafficAnalyzer {
         return builder.build(captures: captures, anomalies: anomalies, warnings: warnings)
     }
 
-    /// Each connection gets a sniffer that hands it to the HTTP or the TLS stage.
+    /// Each connection gets a session that hands it to the TLS stage, or else to the HTTP/1 stage.
     static func handlerFactory(capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions)
         -> TCPReassembler.HandlerFactory
     {
         let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
-        let stages = ProtocolSniffer<HTTPConnectionTap, TLSConnectionTap>.Stages(
-            http: { info in
+        let stages = TCPSession.Stages(
+            [(TLSConnectionParser.detector, { info in
+                TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead)
+            })],
+            fallback: { info in
                 HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
                     limits: limits)
-            },
-            tls: { info in TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead) })
-        return { info in ProtocolSniffer(info: info, stages: stages) }
+            })
+        return { info in TCPSession(info: info, stages: stages) }
     }
 
     /// One capture in `jobs` shards (the reading thread and `jobs − 1` workers); their groups, summaries and

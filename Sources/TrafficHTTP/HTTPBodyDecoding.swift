@@ -1,4 +1,5 @@
 import TrafficCodecs
+import TrafficSessions
 
 /// How the current body's decoded size is obtained: at most one `ContentDecoder` per body, made on its first byte.
 enum HTTPBodyDecoding {
@@ -13,10 +14,10 @@ enum HTTPBodyDecoding {
     case lost
 
     /// The decoding for a `Content-Encoding` list; flags `unknown_encoding` on the record when needed.
-    static func forContentEncoding(_ list: String?, record: inout HTTPMessageRecord) -> HTTPBodyDecoding {
+    static func forContentEncoding(_ list: String?, record: inout MessageRecord) -> HTTPBodyDecoding {
         guard let list else { return .identity }
         guard let codings = ContentCoding.parse(contentEncoding: list) else {
-            record.flag("unknown_encoding")
+            record.flag(.unknownEncoding)
             return .unknown
         }
         let applied = codings.filter { $0 != .identity }

@@ -1,3 +1,4 @@
+import TrafficSessions
 /// How a message body is delimited (RFC 9112 §6.3), decided once the head is complete.
 enum HTTPBodyFraming: Equatable {
     case none
@@ -70,22 +71,22 @@ enum HTTPBodyFraming: Equatable {
     ///
     /// Only the two lists are passed: copying the whole `HTTPHeadFields` retains every string in it.
     static func forRequest(
-        contentLength contentLengthList: String?, transferEncoding: String?, record: inout HTTPMessageRecord
+        contentLength contentLengthList: String?, transferEncoding: String?, record: inout MessageRecord
     ) -> HTTPBodyFraming {
         let length = contentLength(contentLengthList)
         if let te = transferEncoding {
-            if length != .absent { record.flag("te_and_cl") }
+            if length != .absent { record.flag(.teAndCL) }
             if isChunkedLast(te) { return .chunked }
             // Item 4: a request whose last coding is not chunked has no determinable length; the
             // only safe reading is that the rest of the client stream is its body.
-            record.flag("malformed_length")
+            record.flag(.malformedLength)
             return .untilClose
         }
         switch length {
         case .absent, .valid(0): return .none
         case .valid(let n): return .length(n)
         case .malformed:
-            record.flag("malformed_length")
+            record.flag(.malformedLength)
             return .none
         }
     }
@@ -95,13 +96,13 @@ enum HTTPBodyFraming: Equatable {
     /// tshark do: nothing after it can be trusted to be a new response.
     static func forResponse(
         status: Int, requestMethod: String, contentLength contentLengthList: String?, transferEncoding: String?,
-        record: inout HTTPMessageRecord
+        record: inout MessageRecord
     ) -> HTTPBodyFraming {
         if status < 200 || status == 204 || status == 304 || requestMethod == "HEAD" { return .none }
         if requestMethod == "CONNECT", status < 300 { return .none }
         let length = contentLength(contentLengthList)
         if let te = transferEncoding {
-            if length != .absent { record.flag("te_and_cl") }
+            if length != .absent { record.flag(.teAndCL) }
             return isChunkedLast(te) ? .chunked : .untilClose
         }
         switch length {
@@ -109,7 +110,7 @@ enum HTTPBodyFraming: Equatable {
         case .valid(0): return .none
         case .valid(let n): return .length(n)
         case .malformed:
-            record.flag("malformed_length")
+            record.flag(.malformedLength)
             return .untilClose
         }
     }

@@ -87,10 +87,3 @@ enum HTTPBytes {
 
     static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 }
-
-extension HTTPMessageRecord {
-    /// Adds an anomaly name once.
-    mutating func flag(_ name: String) {
-        if !flags.contains(name) { flags.append(name) }
-    }
-}

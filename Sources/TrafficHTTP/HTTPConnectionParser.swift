@@ -1,8 +1,9 @@
 import TrafficCapture
 import TrafficCodecs
 import TrafficReassembly
+import TrafficSessions
 
-/// Parses both directions of one TCP connection into `HTTPMessageRecord`s.
+/// Parses both directions of one TCP connection into `MessageRecord`s.
 ///
 /// Called by the reassembler (see `TCPStreamHandler`): per direction, in-order bytes and gaps, then
 /// `finish` once. `emit` is called synchronously, once per record, when the record is final: responses
@@ -43,10 +44,10 @@ import TrafficReassembly
 ///   every byte the server sends until the end (no start line, no header section).
 /// - Host: an absolute-form target wins over `Host`; lower-cased, default port (80, 443 for https)
 ///   dropped; without either, the server address (IPv6 in brackets) with its port unless 80.
-public final class HTTPConnectionParser: TCPStreamHandler {
+public final class HTTPConnectionParser: StreamAnalyzer {
     public let info: TCPConnectionInfo
     private let limits: HTTPLimits
-    private let emit: (HTTPMessageRecord) -> Void
+    private let emit: (MessageRecord) -> Void
     private let requests: HTTPMessageParser
     private let responses: HTTPMessageParser
     /// The host of messages without `Host`: the server address, with its port unless 80.
@@ -67,7 +68,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
     public init(
         info: TCPConnectionInfo, scratch: DecodingScratch = DecodingScratch(), limits: HTTPLimits = .init(),
-        emit: @escaping (HTTPMessageRecord) -> Void
+        emit: @escaping (MessageRecord) -> Void
     ) {
         self.info = info
         self.limits = limits
@@ -76,7 +77,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         var host = address.isIPv6 ? "[\(address)]" : "\(address)"
         if info.server.port != 80 { host += ":\(info.server.port)" }
         defaultHost = host
-        var template = HTTPMessageRecord(
+        var template = MessageRecord(
             connection: info.id, index: 0, kind: .request, time: info.start, client: info.client.description,
             server: info.server.description, host: host, path: "")
         template.decodedBodyBytes = 0
@@ -102,9 +103,9 @@ public final class HTTPConnectionParser: TCPStreamHandler {
         direction == .clientToServer ? requests : responses
     }
 
-    // MARK: TCPStreamHandler
+    // MARK: StreamAnalyzer
 
-    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
+    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span segment: WireSpan) {
         guard !finished else { return }
         // The parser is passed straight from its `let` property: a local picked by direction was retained
         // and released around the whole call, once per segment.
@@ -116,7 +117,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     private func receive(
-        _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext, parser: HTTPMessageParser
+        _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: WireSpan, parser: HTTPMessageParser
     ) {
         parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count
@@ -196,7 +197,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             transferEncoding: responses.fields.transferEncodingList, record: &responses.record)
         // RFC 9110 §15.2.2 (101) and §9.3.6 (CONNECT 2xx): both directions leave HTTP after this head.
         let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
-        if switching { responses.record.flag(status == 101 ? "upgrade" : "tunnel") }
+        if switching { responses.record.flag(status == 101 ? .upgrade : .tunnel) }
         if status >= 200 || status == 101 { exchange?.switchDecided = true }
         if responses.beginBody(framing) { messageCompleted(.serverToClient) }
         if switching {
@@ -234,7 +235,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     /// A message ended by a gap or the end of the stream, possibly before its head was complete.
-    private func ended(_ record: consuming HTTPMessageRecord, needsIdentity: Bool, _ direction: Direction) {
+    private func ended(_ record: consuming MessageRecord, needsIdentity: Bool, _ direction: Direction) {
         // Back into its parser, where identity is given and records are emitted (a rare path: one copy).
         let parser = parser(direction)
         parser.record = record
@@ -288,7 +289,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
             responses.record.path = exchange.path
             responses.record.query = exchange.query
             responses.record.paired = true
-            if responsePairingUncertain { responses.record.flag("pairing_uncertain") }
+            if responsePairingUncertain { responses.record.flag(.pairingUncertain) }
             releaseHeldRequest(exchange)
             return exchange
         }
@@ -320,7 +321,7 @@ public final class HTTPConnectionParser: TCPStreamHandler {
     }
 
     /// `inout` only so that a record stored in a parser is passed on without a copy of it.
-    private func emitRecord(_ record: inout HTTPMessageRecord) {
+    private func emitRecord(_ record: inout MessageRecord) {
         parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += record.transferBytes
         emit(record)
     }

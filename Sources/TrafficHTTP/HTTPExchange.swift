@@ -1,3 +1,4 @@
+import TrafficSessions
 /// A request waiting for its response: what the response needs from it (framing, identity), and whether
 /// its record is held (in the parser's FIFO) until it is known whether a response came (then `paired` is
 /// final).
@@ -75,7 +76,7 @@ struct HTTPPendingQueue {
 /// and is emitted where it is. An optional record per exchange cost ~250 instructions a request in generic
 /// value witnesses, and removing array elements copies them.
 struct HeldRequestRecords {
-    private var slots: [HTTPMessageRecord] = []
+    private var slots: [MessageRecord] = []
     /// `slots[head..<end]` are held; the others are used records waiting to be swapped out again.
     private var head = 0
     private var end = 0
@@ -100,7 +101,7 @@ struct HeldRequestRecords {
     }
 
     /// Calls `body` with the oldest held record, which is then no longer held.
-    mutating func releaseOldest(_ body: (inout HTTPMessageRecord) -> Void) {
+    mutating func releaseOldest(_ body: (inout MessageRecord) -> Void) {
         guard head < end else { return }
         body(&slots[head])
         head += 1

@@ -1,10 +1,11 @@
 import TrafficCodecs
+import TrafficSessions
 
 extension HTTPMessageParser {
     /// What a gap did to this direction.
     struct GapOutcome {
         /// A message the gap ended (complete=false, flag `gap`).
-        var record: HTTPMessageRecord?
+        var record: MessageRecord?
         /// The record ended before `.head` was delivered: the caller must still give it an identity.
         var needsIdentity = false
         /// Message boundaries may have been lost with the gap (whole messages could be in it).
@@ -72,7 +73,7 @@ extension HTTPMessageParser {
                 // (incomplete) and the direction resynchronises at the next start line, like Zeek.
                 record.bodyBytes += end - start
                 offset = end
-                record.flag("malformed_chunk")
+                record.flag(.malformedChunk)
                 record.complete = false
                 finishMessage(truncated: false)
                 if state == .startLine, bytes[end - 1] != HTTPBytes.lf { state = .resync }
@@ -101,14 +102,14 @@ extension HTTPMessageParser {
     }
 
     /// Ends the current message and returns its record; the direction goes back to a message boundary.
-    func completeMessage(truncated: Bool) -> HTTPMessageRecord {
+    func completeMessage(truncated: Bool) -> MessageRecord {
         finishMessage(truncated: truncated)
         return takeRecord()
     }
 
     /// The completed message's record, handed over, not copied (no retain of every string); the next
     /// message starts from the template anyway.
-    func takeRecord() -> HTTPMessageRecord {
+    func takeRecord() -> MessageRecord {
         var done = template
         swap(&done, &record)
         recordIsFresh = true
@@ -129,10 +130,10 @@ extension HTTPMessageParser {
             case .decoded(let n): record.decodedBodyBytes = n
             case .capped:
                 record.decodedBodyBytes = nil
-                record.flag("decode_capped")
+                record.flag(.decodeCapped)
             case .failed:
                 record.decodedBodyBytes = nil
-                record.flag("decode_error")
+                record.flag(.decodeError)
             }
         }
         decoding = .identity
@@ -145,7 +146,7 @@ extension HTTPMessageParser {
     private func noteGap(_ count: Int) {
         record.missingBytes += count
         record.complete = false
-        record.flag("gap")
+        record.flag(.gap)
         // Without a content coding the decoded size is the encoded size, holes or not (issue 3); a
         // coded stream cannot be decoded through a hole.
         if case .identity = decoding { return }
@@ -190,7 +191,7 @@ extension HTTPMessageParser {
             record.headerBytes += lineLength
             resetLine()
             record.complete = false
-            record.flag("gap")
+            record.flag(.gap)
             let needsIdentity = !headDelivered
             let done = completeMessage(truncated: false)
             enterAfterGap()
@@ -214,19 +215,19 @@ extension HTTPMessageParser {
 
     /// The stream ended. Returns the open message, if any (complete=false and `truncated` unless its
     /// body was close-delimited), and whether it still needs an identity.
-    func finish() -> (HTTPMessageRecord, needsIdentity: Bool)? {
+    func finish() -> (MessageRecord, needsIdentity: Bool)? {
         defer { state = .nonHTTP }
         switch state {
         case .headers:
             record.headerBytes += lineLength
             resetLine()
             record.complete = false
-            record.flag("truncated")
+            record.flag(.truncated)
             let needsIdentity = !headDelivered
             return (completeMessage(truncated: true), needsIdentity)
         case .fixedBody, .chunkedBody:
             record.complete = false
-            record.flag("truncated")
+            record.flag(.truncated)
             return (completeMessage(truncated: true), false)
         case .closeBody:
             return (completeMessage(truncated: false), false)

@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficCodecs
+import TrafficSessions
 
 /// One direction's HTTP/1 parser: an explicit state machine (after llhttp) fed in-order bytes, returning
 /// what it found (after NIO's decoders).
@@ -42,7 +43,7 @@ final class HTTPMessageParser {
     let limits: HTTPLimits
     let scratch: DecodingScratch
     /// Connection, client, server and kind pre-filled; copied at each message start.
-    let template: HTTPMessageRecord
+    let template: MessageRecord
 
     var state = State.startLine
     var counts = HTTPByteCounts()
@@ -67,7 +68,7 @@ final class HTTPMessageParser {
     var headerShare = 0
 
     // The message being parsed.
-    var record: HTTPMessageRecord
+    var record: MessageRecord
     /// `record` equals the template (`takeRecord` left one): the next message need not restart it.
     /// Whoever writes `record` outside a message, or leaves a finished message in it, must clear it.
     var recordIsFresh = true
@@ -83,7 +84,7 @@ final class HTTPMessageParser {
     var tunnelAfterMessage = false
     var heldSwitchBytes = 0
 
-    init(isRequest: Bool, template: HTTPMessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
+    init(isRequest: Bool, template: MessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
         self.isRequest = isRequest
         self.template = template
         self.limits = limits
@@ -243,7 +244,7 @@ final class HTTPMessageParser {
             record.version = version
             fields.target = target
             if version == HTTPStartLine.http09 {
-                record.flag("http09")
+                record.flag(.http09)
                 state = .startLine
             }
         case .status(let version, let code):
@@ -259,7 +260,7 @@ final class HTTPMessageParser {
         record.time = time
         record.streamOffset = position
         record.version = HTTPStartLine.http09
-        record.flag("http09")
+        record.flag(.http09)
         fields.clear()
         inMessage = true
         headDelivered = true
@@ -293,14 +294,14 @@ final class HTTPMessageParser {
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
         record.headerBytes += total
         if content.isEmpty { return true }
-        if overlong { record.flag("header_limit") }
+        if overlong { record.flag(.headerLimit) }
         if HTTPBytes.isWhitespace(content[0]) {
             // obs-fold (RFC 9112 §5.2): a continuation of the previous field line, Cookie lines included.
             guard fields.fieldCount > 0 else {
-                record.flag("malformed_header")
+                record.flag(.malformedHeader)
                 return false
             }
-            record.flag("obs_fold")
+            record.flag(.obsFold)
             if lastFieldIsCookie { record.cookieBytes += total }
             if !overlong, fields.fieldCount <= limits.maxHeaderFields {
                 fields.extend(with: HTTPBytes.string(HTTPBytes.trimmed(content)))
@@ -309,7 +310,7 @@ final class HTTPMessageParser {
         }
         fields.fieldCount += 1
         guard let colon = HTTPBytes.firstIndex(of: HTTPBytes.colon, in: content), colon > 0 else {
-            record.flag("malformed_header")
+            record.flag(.malformedHeader)
             lastFieldIsCookie = false
             fields.lastName = nil
             return false
@@ -317,7 +318,7 @@ final class HTTPMessageParser {
         let name = HTTPHeadFields.Name.classify(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
         lastFieldIsCookie = name == .cookie
         if lastFieldIsCookie { record.cookieBytes += total }
-        if fields.fieldCount > limits.maxHeaderFields { record.flag("header_limit") }
+        if fields.fieldCount > limits.maxHeaderFields { record.flag(.headerLimit) }
         guard name != .other, name != .cookie, !overlong, fields.fieldCount <= limits.maxHeaderFields else {
             fields.lastName = nil
             return false

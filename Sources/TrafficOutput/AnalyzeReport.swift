@@ -1,6 +1,7 @@
 import TrafficAnalysis
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 
 /// Renders `traffic analyze`: groups (or every record) as a table, CSV or JSON.
 public struct AnalyzeReport {
@@ -103,7 +104,7 @@ public struct AnalyzeReport {
 
     func messagesCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
-        let names = MessageFields.fields(HTTPMessageRecord(
+        let names = MessageFields.fields(MessageRecord(
             connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")).map(\.0)
         w.row((multipleCaptures ? ["capture"] : []) + names)
         for (capture, record) in report.messages ?? [] {

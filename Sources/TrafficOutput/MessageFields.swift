@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 
 /// The record fields in their public order, as CSV cells and JSON values.
 enum MessageFields {
@@ -12,14 +13,14 @@ enum MessageFields {
         case list([String])
     }
 
-    static func fields(_ r: HTTPMessageRecord) -> [(String, Value)] {
+    static func fields(_ r: MessageRecord) -> [(String, Value)] {
         var fields: [(String, Value)] = []
         forEach(r) { fields.append(($0, $1)) }
         return fields
     }
 
     /// The fields one by one: a list of them per record cost more than writing them.
-    static func forEach(_ r: HTTPMessageRecord, _ body: (String, Value) -> Void) {
+    static func forEach(_ r: MessageRecord, _ body: (String, Value) -> Void) {
         body("connection", .number(r.connection))
         body("index", .number(r.index))
         body("kind", .text(r.kind.rawValue))
@@ -45,7 +46,7 @@ enum MessageFields {
         body("transfer_encoding", .text(r.transferEncoding))
         body("complete", .flag(r.complete))
         body("paired", .flag(r.paired))
-        body("flags", .list(r.flags))
+        body("flags", .list(r.flags.map(\.name)))
         body("tunnel_bytes", .number(r.tunnelBytes))
         body("handshake_bytes", .number(r.handshakeBytes))
         body("teardown_bytes", .number(r.teardownBytes))

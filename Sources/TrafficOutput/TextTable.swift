@@ -1,4 +1,4 @@
-import TrafficAnalysis
+import TrafficConcurrency
 
 /// A plain-text table with aligned columns that fits a terminal width by shortening one column
 /// in the middle (`/api/very…/long/path`).

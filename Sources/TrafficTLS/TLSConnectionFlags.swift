@@ -1,3 +1,5 @@
+import TrafficSessions
+
 /// Notable facts and anomalies of a TLS connection, reported by their snake_case names.
 struct TLSConnectionFlags: OptionSet {
     let rawValue: UInt16
@@ -24,13 +26,13 @@ struct TLSConnectionFlags: OptionSet {
     static let resumed = TLSConnectionFlags(rawValue: 1 << 10)
 
     /// Names in a fixed (sorted) order, so that reports are deterministic.
-    static let names: [(TLSConnectionFlags, String)] = [
-        (.ech, "ech"), (.gap, "gap"), (.handshakeLost, "handshake_lost"),
-        (.handshakeMessageTooLarge, "handshake_message_too_large"), (.helloRetryRequest, "hello_retry_request"),
-        (.malformedClientHello, "malformed_client_hello"), (.malformedServerHello, "malformed_server_hello"),
-        (.recordDesync, "record_desync"), (.resumed, "resumed"), (.resynchronized, "resynchronized"),
-        (.truncatedRecord, "truncated_record"),
+    static let names: [(TLSConnectionFlags, RecordAnomaly)] = [
+        (.ech, .ech), (.gap, .gap), (.handshakeLost, .handshakeLost),
+        (.handshakeMessageTooLarge, .handshakeMessageTooLarge), (.helloRetryRequest, .helloRetryRequest),
+        (.malformedClientHello, .malformedClientHello), (.malformedServerHello, .malformedServerHello),
+        (.recordDesync, .recordDesync), (.resumed, .resumed), (.resynchronized, .resynchronized),
+        (.truncatedRecord, .truncatedRecord),
     ]
 
-    var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }
+    var anomalies: [RecordAnomaly] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }
 }

@@ -1,3 +1,5 @@
+import TrafficSessions
+
 extension TLSConnectionParser {
     /// Whether a connection's first client bytes start a TLS ClientHello, on any port.
     ///
@@ -11,4 +13,11 @@ extension TLSConnectionParser {
         else { return false }
         return firstBytes[TLSRecordHeader.byteCount] == TLSHandshakeAssembler.clientHello
     }
+}
+
+extension TLSConnectionParser {
+    /// The session layer's detector for TLS: a ClientHello's record header, looked for in whichever
+    /// direction's first bytes arrive first (a capture that missed the client's first segment still has
+    /// the server's, which is then not TLS by this test: the fallback gets it).
+    public static let detector = ProtocolDetector(name: "tls") { firstBytes, _ in looksLikeTLS(firstBytes) }
 }

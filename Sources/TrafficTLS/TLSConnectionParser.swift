@@ -1,15 +1,16 @@
 import TrafficCapture
 import TrafficReassembly
+import TrafficSessions
 
 /// Follows the TLS record layer of one TCP connection without keys: frames records, counts their
 /// bytes per direction and content type, and reads the ClientHello and ServerHello.
 ///
-/// Call order is `TCPStreamHandler`'s: per direction, `receive` and `skip` in stream order (the two
+/// Call order is `StreamAnalyzer`'s: per direction, `receive` and `skip` in stream order (the two
 /// directions interleave in capture order); then `finish` once. Memory per connection is bounded:
 /// one record header per direction plus the hello being reassembled (`TLSParserLimits`); record
 /// fragments are counted, never stored. Never traps on any input: bad bytes become `nonTLSBytes`
 /// and flags. A decrypting stage would sit between the record reader and the HTTP parsers.
-public final class TLSConnectionParser: TCPStreamHandler {
+public final class TLSConnectionParser: SessionStage {
     public let info: TCPConnectionInfo
     public let limits: TLSParserLimits
     /// Called once from `finish` with the final summary.
@@ -39,7 +40,7 @@ public final class TLSConnectionParser: TCPStreamHandler {
         handshakes = [assembler, assembler]
     }
 
-    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
+    public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
         let d = direction.rawValue
         records[d].noteReceived(bytes.count)
         var offset = 0
@@ -100,7 +101,7 @@ public final class TLSConnectionParser: TCPStreamHandler {
         }
         summary.helloRetryRequest = flags.contains(.helloRetryRequest)
         summary.resumed = flags.contains(.resumed)
-        summary.flags = flags.names
+        summary.flags = flags.anomalies
         summary.clientToServer = records[Direction.clientToServer.rawValue].stats
         summary.serverToClient = records[Direction.serverToClient.rawValue].stats
         return summary

@@ -1,3 +1,4 @@
+import TrafficSessions
 import TrafficReassembly
 
 /// What a TLS connection revealed without keys: the hellos' identifying fields and per-direction byte counts.
@@ -30,7 +31,7 @@ public struct TLSConnectionSummary: Sendable {
     /// Facts and anomalies by snake_case name, sorted: `ech`, `gap`, `handshake_lost`,
     /// `handshake_message_too_large`, `hello_retry_request`, `malformed_client_hello`,
     /// `malformed_server_hello`, `record_desync`, `resumed`, `resynchronized`, `truncated_record`.
-    public var flags: [String] = []
+    public var flags: [RecordAnomaly] = []
     public var clientToServer = TLSDirectionStats()
     public var serverToClient = TLSDirectionStats()
 

@@ -5,6 +5,7 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 
 /// Issue 3's invariant, per connection and direction: the records' transfer bytes + non-HTTP and
 /// tunnel bytes + missing bytes = the bytes the reassembler delivered + the holes it reported.
@@ -36,7 +37,7 @@ import TrafficReassembly
             }
         }
         func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-            parser.receive(bytes, direction: direction, segment: segment)
+            parser.receive(bytes, direction: direction, span: WireSpan(time: segment.time, overheadBytes: segment.overheadBytes))
         }
         func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
             parser.skip(byteCount, direction: direction, time: time)

@@ -1,20 +1,21 @@
 import Testing
 import TrafficCapture
 import TrafficHTTP
+import TrafficSessions
 @testable import TrafficAnalysis
 
 /// The byte form of kept records: every field comes back as it was, and every stored field is written.
 @Suite struct SpooledRecordTests {
-    static func fields(_ record: HTTPMessageRecord) -> [String] {
+    static func fields(_ record: MessageRecord) -> [String] {
         Mirror(reflecting: record).children.map { "\($0.label ?? "?")=\($0.value)" } + ["tls=\(String(describing: record.tls))"]
     }
 
-    static var records: [HTTPMessageRecord] {
-        var plain = HTTPMessageRecord(
+    static var records: [MessageRecord] {
+        var plain = MessageRecord(
             connection: 0, index: 1, kind: .request, time: .zero, client: "10.0.0.1:5000", server: "10.0.0.2:80",
             host: "example.com", path: "/")
         plain.decodedBodyBytes = nil
-        var full = HTTPMessageRecord(
+        var full = MessageRecord(
             connection: Int.max, index: -3, kind: .response, time: CaptureTime(nanoseconds: -1_234_567_890_123),
             client: "[2001:db8::1]:443", server: "", host: "ünïcödé.example", path: "/a/" + String(repeating: "x", count: 70_000))
         full.method = "GET"
@@ -40,11 +41,11 @@ import TrafficHTTP
         full.transferEncoding = "chunked"
         full.complete = false
         full.paired = true
-        full.flags = ["gap", "decode_error", ""]
-        var tls = HTTPMessageRecord(
+        full.flags = [.gap, .decodeError, .resumed]
+        var tls = MessageRecord(
             connection: 9, index: 1, kind: .tls, time: CaptureTime(nanoseconds: 1), client: "a", server: "b",
             host: "sni.example", path: "(tls)")
-        var bytes = HTTPMessageRecord.TLSBytes(direction: "server_to_client")
+        var bytes = MessageRecord.TLSBytes(direction: "server_to_client")
         bytes.handshakeBytes = 5000
         bytes.applicationBytes = 1
         bytes.alertBytes = 2

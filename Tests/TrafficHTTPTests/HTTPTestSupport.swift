@@ -1,6 +1,7 @@
 import Testing
 import TrafficCapture
 import TrafficReassembly
+import TrafficSessions
 import TrafficWire
 
 @testable import TrafficHTTP
@@ -18,7 +19,7 @@ enum StreamEvent: Sendable {
 struct RecordSnapshot: Equatable, Sendable, CustomStringConvertible {
     var connection = 7
     var index: Int
-    var kind: HTTPMessageRecord.Kind
+    var kind: MessageRecord.Kind
     /// Index of the fixture event that carried the first byte (event i has time (i + 1) µs).
     var event: Int
     var client = "10.0.0.1:50000"
@@ -44,7 +45,7 @@ struct RecordSnapshot: Equatable, Sendable, CustomStringConvertible {
     var flags: [String] = []
 
     init(
-        _ kind: HTTPMessageRecord.Kind, _ index: Int, at event: Int, method: String? = "GET", status: Int? = nil,
+        _ kind: MessageRecord.Kind, _ index: Int, at event: Int, method: String? = "GET", status: Int? = nil,
         version: String? = "HTTP/1.1", host: String = "h", path: String = "/", query: String? = nil,
         line: Int, header: Int, cookie: Int = 0, body: Int = 0, encoded: Int? = nil, decoded: Int?? = .none,
         missing: Int = 0, contentType: String? = nil, contentEncoding: String? = nil,
@@ -77,7 +78,7 @@ struct RecordSnapshot: Equatable, Sendable, CustomStringConvertible {
         self.server = server
     }
 
-    init(_ r: HTTPMessageRecord) {
+    init(_ r: MessageRecord) {
         connection = r.connection
         index = r.index
         kind = r.kind
@@ -102,7 +103,7 @@ struct RecordSnapshot: Equatable, Sendable, CustomStringConvertible {
         transferEncoding = r.transferEncoding
         complete = r.complete
         paired = r.paired
-        flags = r.flags
+        flags = r.flags.map(\.name)
     }
 
     var description: String {
@@ -161,7 +162,7 @@ enum FixtureRunner {
         let info = TCPConnectionInfo(
             id: 7, client: Endpoint(address: IPAddress(ipv4: 0x0A00_0001), port: 50000),
             server: fixture.serverEndpoint, start: .zero)
-        var records: [HTTPMessageRecord] = []
+        var records: [MessageRecord] = []
         let parser = HTTPConnectionParser(info: info, limits: fixture.limits) { records.append($0) }
         var base = 0
         var cutIndex = 0
@@ -170,7 +171,7 @@ enum FixtureRunner {
             case .gap(let direction, let n):
                 parser.skip(n, direction: direction, time: time(i))
             case .data(let direction, let bytes):
-                let segment = TCPSegmentContext(time: time(i), frameBytes: bytes.count + 54, headerBytes: 54)
+                let segment = WireSpan(time: time(i), overheadBytes: 54)
                 var start = 0
                 while cutIndex < cuts.count, cuts[cutIndex] <= base { cutIndex += 1 }
                 var pieces: [Range<Int>] = []
@@ -183,7 +184,7 @@ enum FixtureRunner {
                 bytes.withUnsafeBytes { all in
                     for piece in pieces {
                         parser.receive(
-                            UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, segment: segment)
+                            UnsafeRawBufferPointer(rebasing: all[piece]), direction: direction, span: segment)
                     }
                 }
                 base += bytes.count
@@ -215,7 +216,7 @@ enum FixtureRunner {
                 }
             }
             let c = run.counts[direction.rawValue]
-            let kind: HTTPMessageRecord.Kind = direction == .clientToServer ? .request : .response
+            let kind: MessageRecord.Kind = direction == .clientToServer ? .request : .response
             let transfer = run.records.filter { $0.kind == kind }.reduce(0) { $0 + $1.line + $1.header + $1.body }
             #expect(c.messageBytes == transfer, "\(direction.name) messageBytes", sourceLocation: sourceLocation)
             #expect(c.receivedBytes == received, "\(direction.name) received", sourceLocation: sourceLocation)

@@ -3,6 +3,7 @@ import TrafficCodecs
 import TrafficTestSupport
 import Testing
 import TrafficReassembly
+import TrafficSessions
 
 @testable import TrafficHTTP
 
@@ -110,7 +111,7 @@ struct HTTPUnitTests {
 /// property but the shared identity must come back to the template's value. A property added to the record
 /// and forgotten in `restart` makes the first expectation fail (it is not made different below).
 @Test func restartingARecordResetsEveryStoredProperty() {
-    var template = HTTPMessageRecord(
+    var template = MessageRecord(
         connection: 7, index: 0, kind: .response, time: CaptureTime(seconds: 1, nanoseconds: 2),
         client: "198.18.5.85:33839", server: "198.19.0.10:80", host: "198.19.0.10", path: "")
     template.decodedBodyBytes = 0
@@ -130,7 +131,7 @@ struct HTTPUnitTests {
     used.encodedBodyBytes = 5
     used.decodedBodyBytes = nil
     used.missingBytes = 6
-    used.tls = HTTPMessageRecord.TLSBytes(direction: "client_to_server")
+    used.tls = MessageRecord.TLSBytes(direction: "client_to_server")
     used.handshakeBytes = 7
     used.teardownBytes = 8
     used.packetOverheadBytes = 9
@@ -143,9 +144,9 @@ struct HTTPUnitTests {
     used.transferEncoding = "chunked"
     used.complete = false
     used.paired = true
-    used.flags = ["gap", "truncated"]
+    used.flags = [.gap, .truncated]
     let identity: Set<String> = ["connection", "kind", "client", "server"]
-    func fields(_ record: HTTPMessageRecord) -> [(String, String)] {
+    func fields(_ record: MessageRecord) -> [(String, String)] {
         Mirror(reflecting: record).children.map { ($0.label ?? "?", String(reflecting: $0.value)) }
     }
     for ((label, before), (_, original)) in zip(fields(used), fields(template)) where !identity.contains(label) {
@@ -184,7 +185,7 @@ struct HTTPUnitTests {
 /// Held request records come back oldest first, and pipelining that never drains the queue (one or two
 /// requests always held) reuses a bounded number of slots.
 @Test func heldRequestRecordsAreFIFOInBoundedSlots() {
-    let template = HTTPMessageRecord(
+    let template = MessageRecord(
         connection: 1, index: 0, kind: .request, time: .zero, client: "198.18.5.85:33839",
         server: "198.19.0.10:80", host: "198.19.0.10", path: "")
     let parser = HTTPMessageParser(isRequest: true, template: template, limits: HTTPLimits(), scratch: DecodingScratch())

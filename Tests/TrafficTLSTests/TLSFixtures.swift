@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficReassembly
+import TrafficSessions
 import TrafficTLS
 import TrafficWire
 
@@ -77,7 +78,7 @@ enum TLSReplay {
     static let info = TCPConnectionInfo(
         id: 7, client: Endpoint(address: IPAddress(ipv4: 0x0a00_0001), port: 40000),
         server: Endpoint(address: IPAddress(ipv4: 0x0a00_0002), port: 443), start: .zero)
-    static let segment = TCPSegmentContext(time: .zero, frameBytes: 0, headerBytes: 0)
+    static let segment = WireSpan(time: .zero)
 
     /// Feeds `steps` in order, each data step split into pieces of at most `chunk` bytes (nil: whole),
     /// and returns the final summary, taken from the `onFinish` callback.
@@ -124,7 +125,7 @@ enum TLSReplay {
         var start = 0
         while start < bytes.count {
             let end = min(bytes.count, start + size)
-            Array(bytes[start..<end]).withUnsafeBytes { parser.receive($0, direction: direction, segment: segment) }
+            Array(bytes[start..<end]).withUnsafeBytes { parser.receive($0, direction: direction, span: segment) }
             start = end
         }
     }
@@ -159,7 +160,7 @@ struct TLSDigest: Equatable, CustomStringConvertible {
         cipherSuite = s.cipherSuite
         resumed = s.resumed
         helloRetryRequest = s.helloRetryRequest
-        flags = s.flags
+        flags = s.flags.map(\.name)
         clientToServer = s.clientToServer
         serverToClient = s.serverToClient
     }

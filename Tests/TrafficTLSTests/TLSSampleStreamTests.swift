@@ -49,7 +49,7 @@ import TrafficTLS
             #expect(stats.nonTLSBytes == 0 && stats.missingBytes == 0 && stats.isConserved, "\(context)")
         }
         // What the capture was made to show (samples/make-tls-samples.sh).
-        let flags = summaries.keys.sorted().map { summaries[$0]!.flags }
+        let flags = summaries.keys.sorted().map { summaries[$0]!.flags.map(\.name) }
         if name.hasSuffix("-resumed") {
             #expect(flags == [[], ["resumed"]], "\(name)")
         } else if name.hasSuffix("-hrr") {

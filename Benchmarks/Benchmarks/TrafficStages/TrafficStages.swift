@@ -3,6 +3,7 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 import TrafficWire
 
 // Per-stage micro-benchmarks: run with `swift package --package-path Benchmarks benchmark`.
@@ -177,10 +178,8 @@ final class HTTPStream: @unchecked Sendable {
             while start < bytes.count {
                 let end = min(start + 1448, bytes.count)
                 time += 10_000
-                let context = TCPSegmentContext(
-                    time: CaptureTime(nanoseconds: time), frameBytes: 66 + end - start, headerBytes: 66)
-                parser.receive(
-                    UnsafeRawBufferPointer(rebasing: bytes[start..<end]), direction: direction, segment: context)
+                let span = WireSpan(time: CaptureTime(nanoseconds: time), overheadBytes: 66)
+                parser.receive(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), direction: direction, span: span)
                 start = end
             }
         }

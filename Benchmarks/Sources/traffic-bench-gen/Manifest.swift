@@ -1,6 +1,6 @@
 /// The generator's ground truth: what it put in the capture, per host and path template.
 ///
-/// Byte fields follow `HTTPMessageRecord` in the main package: head bytes are the start line, the
+/// Byte fields follow `MessageRecord` in the main package: head bytes are the start line, the
 /// header lines and the empty line; body bytes are the body as sent (chunk framing included);
 /// encoded bytes are after de-chunking; decoded bytes are after content decoding (gunzip).
 /// Cookie bytes are whole `Cookie:`/`Set-Cookie:` lines including their CRLF.

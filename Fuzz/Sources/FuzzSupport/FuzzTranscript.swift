@@ -1,6 +1,7 @@
 import TrafficCapture
 import TrafficHTTP
 import TrafficReassembly
+import TrafficSessions
 import TrafficWire
 
 /// One connection's HTTP parser fed by a fuzzer, shared by the HTTP and chunked targets.
@@ -22,9 +23,7 @@ public final class FuzzTranscript {
 
     public func receive(_ bytes: UnsafeRawBufferPointer, _ direction: Direction) {
         time = CaptureTime(nanoseconds: time.nanoseconds + 1000)
-        parser.receive(
-            bytes, direction: direction,
-            segment: TCPSegmentContext(time: time, frameBytes: bytes.count + 54, headerBytes: 54))
+        parser.receive(bytes, direction: direction, span: WireSpan(time: time, overheadBytes: 54))
     }
 
     public func skip(_ count: Int, _ direction: Direction) { parser.skip(count, direction: direction, time: time) }

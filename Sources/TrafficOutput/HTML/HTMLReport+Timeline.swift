@@ -1,6 +1,6 @@
 import TrafficAnalysis
 import TrafficCapture
-import TrafficHTTP
+import TrafficSessions
 
 extension HTMLReport {
     static let timelineWidth = 1000.0

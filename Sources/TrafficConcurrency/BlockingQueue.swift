@@ -1,6 +1,6 @@
 /// A FIFO between two threads; `pop` blocks until an item arrives or the queue is closed and empty. With a
 /// `capacity`, `push` blocks while that many items wait (the reader sets the pace, memory stays bounded).
-final class BlockingQueue<Element>: @unchecked Sendable {
+package final class BlockingQueue<Element>: @unchecked Sendable {
     private var items: [Element] = []
     private var head = 0
     private var closed = false
@@ -9,11 +9,11 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     private let capacity: Int
     private let condition = ThreadCondition()
 
-    init(capacity: Int = .max) { self.capacity = max(1, capacity) }
+    package init(capacity: Int = .max) { self.capacity = max(1, capacity) }
 
     /// False when the reader has cancelled (the item is dropped).
     @discardableResult
-    func push(_ item: Element) -> Bool {
+    package func push(_ item: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= capacity, !cancelled { condition.wait() }
@@ -23,7 +23,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return true
     }
 
-    func close() {
+    package func close() {
         condition.lock()
         closed = true
         condition.broadcast()
@@ -31,7 +31,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// The reader stops: waiting and later pushes return false.
-    func cancel() {
+    package func cancel() {
         condition.lock()
         cancelled = true
         items.removeAll()
@@ -40,7 +40,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         condition.unlock()
     }
 
-    func pop() -> Element? {
+    package func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while head == items.count {

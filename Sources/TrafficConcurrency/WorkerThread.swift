@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// An OS thread running `body` with an 8 MiB stack (deep protocol code, like a main thread); `join` waits for it.
-public final class WorkerThread: @unchecked Sendable {
+package final class WorkerThread: @unchecked Sendable {
     #if canImport(Glibc)
     private var thread = pthread_t()
     #else
@@ -14,9 +14,9 @@ public final class WorkerThread: @unchecked Sendable {
     /// Dropped once it has run: it usually captures the object that owns this thread.
     private var body: (() -> Void)?
 
-    public init(_ body: @escaping () -> Void) { self.body = body }
+    package init(_ body: @escaping () -> Void) { self.body = body }
 
-    public func start() {
+    package func start() {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -31,7 +31,7 @@ public final class WorkerThread: @unchecked Sendable {
         precondition(result == 0, "pthread_create failed: \(result)")
     }
 
-    public func join() {
+    package func join() {
         #if canImport(Glibc)
         pthread_join(thread, nil)
         #else

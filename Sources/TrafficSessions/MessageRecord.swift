@@ -1,7 +1,11 @@
 import TrafficCapture
 import TrafficReassembly
 
-/// One HTTP/1.x request or response as it crossed the wire, with the exact size of every part.
+/// One message as it crossed the wire, with the exact size of every part: an HTTP/1.x request or response,
+/// or one direction of a TLS connection seen without keys. Protocol-neutral: it lives in the session layer
+/// so that every protocol stage (HTTP/1 today; HTTP/2 and HTTP/3 next) fills the same record, and the
+/// aggregation, spooling and output know one type; fields a protocol does not have stay at their defaults
+/// (`line_bytes` 0 for HTTP/2, `method` nil for a response).
 ///
 /// Every request and every response is a record of its own: a request may never get a response,
 /// and a capture can start after a request was sent.
@@ -16,7 +20,7 @@ import TrafficReassembly
 ///  0\r\n Trailer: x\r\n \r\n                   ┘   encodedBodyBytes = 26 (after de-chunking)       ┘
 ///                                                  decodedBodyBytes = size after gunzip (nil if it failed)
 /// ```
-public struct HTTPMessageRecord: Sendable {
+public struct MessageRecord: Sendable {
     /// `tls`: one direction of a TLS connection seen without keys (host = SNI, path = `(tls)`).
     public enum Kind: String, Sendable { case request, response, tls }
 
@@ -117,8 +121,13 @@ public struct HTTPMessageRecord: Sendable {
     public var transferEncoding: String?
     public var complete: Bool = true
     public var paired: Bool = false
-    /// Anomalies in snake_case, e.g. `malformed_length`, `decode_error`, `upgrade`, `tunnel`, `http09`, `truncated`.
-    public var flags: [String] = []
+    /// Anomalies in the order found, each once, e.g. `malformed_length`, `decode_error`, `upgrade`, `truncated`.
+    public var flags: [RecordAnomaly] = []
+
+    /// Adds an anomaly once.
+    package mutating func flag(_ anomaly: RecordAnomaly) {
+        if !flags.contains(anomaly) { flags.append(anomaly) }
+    }
 
     /// Makes this record `template` again in place, except for the identity that every record of one
     /// parser shares (`connection`, `kind`, `client`, `server`): those are left as they are. Assigning
@@ -127,7 +136,7 @@ public struct HTTPMessageRecord: Sendable {
     /// identity, host and path): here they are cleared where set, without copying the template's (an
     /// optional string is copied through its type's value witness, ~90 instructions). Every stored
     /// property is listed; a test compares each one with the template's.
-    mutating func restart(from template: HTTPMessageRecord) {
+    package mutating func restart(from template: MessageRecord) {
         assert(
             template.method == nil && template.version == nil && template.query == nil && template.contentType == nil
                 && template.contentEncoding == nil && template.transferEncoding == nil,

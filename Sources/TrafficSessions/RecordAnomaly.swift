@@ -1,0 +1,43 @@
+/// Something notable about a record, reported by its snake_case name in the `flags` list of every output.
+///
+/// A closed set, so that code asks `record.flags.contains(.upgrade)` rather than comparing strings, and a
+/// misspelt name does not compile. Names are a public contract (scripts filter on them): add, never rename.
+public enum RecordAnomaly: String, Sendable, CaseIterable {
+    // HTTP/1 (see HTTPConnectionParser's decisions).
+    case decodeCapped = "decode_capped"
+    case decodeError = "decode_error"
+    case gap
+    case headerLimit = "header_limit"
+    case http09
+    case malformedChunk = "malformed_chunk"
+    case malformedHeader = "malformed_header"
+    case malformedLength = "malformed_length"
+    case obsFold = "obs_fold"
+    case pairingUncertain = "pairing_uncertain"
+    case teAndCL = "te_and_cl"
+    case truncated
+    case unknownEncoding = "unknown_encoding"
+    /// `101 Switching Protocols`: both directions leave HTTP after this response's head.
+    case upgrade
+    /// A 2xx answer to CONNECT: both directions become a tunnel.
+    case tunnel
+    // TLS without keys (see TLSConnectionFlags).
+    case ech
+    case handshakeLost = "handshake_lost"
+    case handshakeMessageTooLarge = "handshake_message_too_large"
+    case helloRetryRequest = "hello_retry_request"
+    case malformedClientHello = "malformed_client_hello"
+    case malformedServerHello = "malformed_server_hello"
+    case recordDesync = "record_desync"
+    case resumed
+    case resynchronized
+    case truncatedRecord = "truncated_record"
+
+    /// The anomaly of a name as written in a spool or a report; nil for a name this version does not know.
+    public init?(name: String) { self.init(rawValue: name) }
+
+    public var name: String { rawValue }
+
+    /// A switch of protocol after this record (`upgrade` or `tunnel`): the bytes that follow are the tunnel's.
+    public var switchesProtocol: Bool { self == .upgrade || self == .tunnel }
+}

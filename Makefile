@@ -11,12 +11,16 @@ TOOLS := pkg-config:pkg-config python3:python3
 # touches (about 6 MiB less resident memory than loading the shared Foundation and ICU) and starts faster.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: all deps build run test install samples clean
+.PHONY: all deps build-deps browser-deps build run test install samples clean
 
 all: build
 
+# Everything the build and the tests need. The browser test of `--format html` needs chromium (Debian's package,
+# not a download by Playwright) and Playwright for Python, which `browser-deps` adds; building needs neither.
+deps: build-deps browser-deps
+
 # Installs only what is missing: pkg-config decides for libraries, `command -v` for tools.
-deps:
+build-deps:
 	@missing=""; \
 	for entry in $(TOOLS); do command -v "$${entry%%:*}" >/dev/null 2>&1 || missing="$$missing $${entry#*:}"; done; \
 	for entry in $(SYSTEM_PACKAGES); do \
@@ -28,7 +32,27 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps
+# Chromium from apt; Playwright from PyPI through pip, only when `import playwright` fails. Debian's own python3
+# refuses `pip install` outside a virtual environment (PEP 668: "externally-managed-environment"): a plain install
+# is tried first (pyenv, venvs), then a user install, then a user install with --break-system-packages, which
+# touches only ~/.local, never apt's files. Playwright is pointed at /usr/bin/chromium; `playwright install`
+# (a browser download) is never run.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing system packages: chromium"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+	@python3 -m pip --version >/dev/null 2>&1 || { \
+	  echo "Installing system packages: python3-pip"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-pip; }
+	@python3 -c 'import playwright.sync_api' >/dev/null 2>&1 || { \
+	  echo "Installing Python packages: playwright"; \
+	  python3 -m pip install -q playwright 2>/dev/null || \
+	  python3 -m pip install -q --user playwright 2>/dev/null || \
+	  python3 -m pip install -q --user --break-system-packages playwright; }
+
+build: build-deps
 	$(SWIFT) build $(RELEASE) --product traffic
 
 run: build

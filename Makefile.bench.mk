@@ -11,13 +11,13 @@ _bench_default_goal := $(.DEFAULT_GOAL)
 
 .PHONY: bench bench-stages bench-instructions
 
-bench: deps
+bench: build-deps
 	SWIFT="$(SWIFT)" scripts/bench.sh
 
-bench-instructions: deps
+bench-instructions: build-deps
 	SWIFT="$(SWIFT)" scripts/instructions.sh
 
-bench-stages: deps
+bench-stages: build-deps
 	$(SWIFT) package --package-path Benchmarks benchmark
 
 .DEFAULT_GOAL := $(_bench_default_goal)

@@ -30,7 +30,7 @@ test-robust: deps
 # The build log is filtered: gold warns "Cannot export local symbol '__asan_check_…'" hundreds of times.
 FUZZ_BUILD := $(SWIFT) build -c debug --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
 
-fuzz-build: deps
+fuzz-build: build-deps
 	@mkdir -p .build-fuzz
 	@echo "$(FUZZ_BUILD)"
 	@if $(FUZZ_BUILD) >.build-fuzz/build.log 2>&1; then \

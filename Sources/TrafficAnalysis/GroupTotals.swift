@@ -144,6 +144,9 @@ public struct GroupTotals: Sendable, Equatable {
     public var response = SideTotals()
     /// Records cut by a gap or by the capture's edge; counted with the bytes actually seen.
     public var incomplete = 0
+    /// Responses' `transfer_bytes` in buckets, for approximate percentiles and the exact maximum (the HTML
+    /// report's p50/p95/max). Bounded per group, merged like the sums; not part of the CSV/JSON columns.
+    public var responseSizes = SizeHistogram()
 
     public init() {}
 
@@ -157,6 +160,7 @@ public struct GroupTotals: Sendable, Equatable {
         case .response:
             responses += 1
             response.add(record)
+            responseSizes.add(record.transferBytes)
         case .tls:
             // TLS bytes count on their side without being requests or responses (issue 9).
             if record.tls?.direction == "client_to_server" { request.add(record) } else { response.add(record) }
@@ -186,12 +190,14 @@ public struct GroupTotals: Sendable, Equatable {
         response = SideTotals(sums: sums + 3 + SpooledGroup.sideFieldCount)
     }
 
-    mutating func add(_ other: GroupTotals) {
+    /// Adds another group's totals (merging shards and runs; the HTML report's "other" row).
+    public mutating func add(_ other: GroupTotals) {
         requests += other.requests
         responses += other.responses
         request.add(other.request)
         response.add(other.response)
         incomplete += other.incomplete
+        responseSizes.add(other.responseSizes)
     }
 }
 

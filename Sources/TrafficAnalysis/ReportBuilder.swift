@@ -41,6 +41,8 @@ final class ReportBuilder {
     private let countNormalized: Bool
     private(set) var totals = GroupTotals()
     private var messages: MessageStore
+    /// When the bytes crossed (`ReportOptions.collectTimeline`): bounded, for the HTML report.
+    private var timeline: ReportTimeline?
     var summary = ReportSummary()
     let capturePaths: [String]
 
@@ -56,6 +58,7 @@ final class ReportBuilder {
         probe = options.groupBy.map { _ in "" }
         spillAt = max(1, options.groupsInMemory)
         messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
+        if options.collectTimeline { timeline = ReportTimeline(eventLimit: options.timelineEventLimit) }
     }
 
     func matches(_ record: MessageRecord) -> Bool {
@@ -105,6 +108,7 @@ final class ReportBuilder {
         if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
+        timeline?.add(record, capture: capture)
         return slot
     }
 
@@ -311,6 +315,10 @@ final class ReportBuilder {
         totals.add(shard.totals)
         summary.add(shard.summary)
         messages.adopt(&shard.messages, capture: capture, renumber: renumber)
+        if let other = shard.timeline {
+            timeline?.merge(other, capture: capture, renumber: renumber)
+            shard.timeline = nil
+        }
     }
 
     func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
@@ -322,9 +330,13 @@ final class ReportBuilder {
             kept = messages.finish()
             if let warning = messages.warning { warnings.append(AnalysisWarning(capture: "--messages", message: warning)) }
         }
-        return TrafficReport(
+        var report = TrafficReport(
             captures: captures, groupBy: options.groupBy, groups: groups.rows, totals: totals, summary: summary,
             messages: kept, normalizedGroupCount: groups.normalizedCount, anomalies: anomalies, warnings: warnings)
+        timeline?.finish()
+        report.timeline = timeline
+        timeline = nil
+        return report
     }
 
     /// The column whose paths `--normalize-paths` would collapse, when the rows it would leave are counted.

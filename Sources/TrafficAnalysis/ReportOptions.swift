@@ -26,6 +26,11 @@ public struct ReportOptions: Sendable {
     /// endpoints, and the report is identical to a single-threaded run.
     public var jobs = 1
     public var analysis = AnalysisOptions()
+    /// Collect `TrafficReport.timeline` (the HTML report's waterfall and bytes over time); off by default, as
+    /// it costs a dictionary update per record.
+    public var collectTimeline = false
+    /// Messages the timeline keeps one by one (the earliest); beyond them only bytes per host and time.
+    public var timelineEventLimit = 3000
 
     public init() {}
 }

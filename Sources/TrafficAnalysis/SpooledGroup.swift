@@ -4,11 +4,15 @@
 /// zigzag varints. Most of a group's 33 sums are zero (the rare ones, cookies, bodies of GETs): the mask
 /// keeps an entry near 80 bytes (95 with every sum written), and writing the temporary file costs by the byte.
 ///
+/// After the sums comes the response-size histogram: its exact maximum, the number of non-empty buckets, and
+/// (bucket, count) for each, all unsigned varints (`SizeHistogram`; a few bytes for most groups); nothing at all
+/// when it is empty.
+///
 /// Every stored sum is written: a test counts the stored properties of `GroupTotals` and `SideTotals`
 /// against `totalsFieldCount` and `sideFieldCount`, so that a sum added there without being added here
 /// fails the tests instead of vanishing from large reports only.
 enum SpooledGroup {
-    static let totalsFieldCount = 5
+    static let totalsFieldCount = 6
     /// `SideTotals`' stored sums, the five rare ones included (stored together as `rareSums`: 11 properties).
     static let sideFieldCount = 15
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
@@ -48,6 +52,17 @@ enum SpooledGroup {
                 return count
             }
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
+            let sizes = totals.pointee.responseSizes
+            // Groups without responses (most TLS rows, requests cut short) write nothing more.
+            guard !sizes.entries.isEmpty else { return }
+            var n = putUnsigned(UInt64(sizes.max), at: out)
+            n += putUnsigned(UInt64(sizes.entries.count), at: out + n)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
+            for pair in sizes.pairs {
+                n = putUnsigned(UInt64(pair.bucket), at: out)
+                n += putUnsigned(UInt64(pair.count), at: out + n)
+                bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
+            }
         }
         bytes.endSpoolEntry(lengthAt)
     }
@@ -87,7 +102,20 @@ enum SpooledGroup {
             }
             return GroupTotals(sums: sums.baseAddress!)
         }
-        guard let totals, r.position == bytes.count else { return nil }
+        guard var totals else { return nil }
+        if r.position == bytes.count { return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals) }
+        guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
+            pairCount <= UInt64(bytes.count)
+        else { return nil }
+        var pairs: [(bucket: Int, count: Int)] = []
+        for _ in 0..<Int(pairCount) {
+            guard let bucket = r.unsigned(), let count = r.unsigned(), bucket < 1 << 15, count <= UInt64(Int.max) else {
+                return nil
+            }
+            pairs.append((Int(bucket), Int(count)))
+        }
+        guard let sizes = SizeHistogram(pairs: pairs, max: Int(max)), r.position == bytes.count else { return nil }
+        totals.responseSizes = sizes
         return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals)
     }
 

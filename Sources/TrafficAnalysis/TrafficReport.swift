@@ -15,4 +15,6 @@ public struct TrafficReport: Sendable {
     /// Anomaly counts by name over all captures.
     public var anomalies: [String: Int]
     public var warnings: [AnalysisWarning]
+    /// When the bytes crossed; nil unless `ReportOptions.collectTimeline` (the HTML report).
+    public var timeline: ReportTimeline? = nil
 }

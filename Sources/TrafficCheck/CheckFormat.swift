@@ -7,4 +7,6 @@ public enum CheckFormat: String, CaseIterable, Sendable {
     case json
     /// JUnit XML: one test case per endpoint; `check` only.
     case junit
+    /// One self-contained page (a CI artifact): verdict, failures in red, before/after bars.
+    case html
 }

@@ -17,6 +17,7 @@ public struct CheckReport: Sendable {
         case .markdown: return markdown()
         case .json: return json()
         case .junit: return junit()
+        case .html: return html()
         }
     }
 

@@ -74,6 +74,7 @@ public struct AnalyzeReport {
     public func write(_ format: OutputFormat, width: Int = 80, chunkBytes: Int = 1 << 20, toBytes write: ByteSink) {
         switch format {
         case .json: json(chunkBytes: chunkBytes, to: write)
+        case .html: HTMLReport(report: report, top: top).write(chunkBytes: chunkBytes, to: write)
         case .csv:
             if listMessages { messagesCSV(chunkBytes: chunkBytes, to: write) } else { groupsCSV(chunkBytes: chunkBytes, to: write) }
         case .table:

@@ -29,6 +29,7 @@ struct Analyze: ParsableCommand {
               traffic analyze --path-template '/users/{id}/orders/{order}' --host 'api.*' capture.pcap
               traffic analyze --filter 'tcp port 8080' run1.pcap run2.pcap --per-capture
               traffic analyze --overhead all --bytes capture.pcap
+              traffic analyze --format html -o report.html capture.pcap
             """)
 
     @OptionGroup var input: InputOptions
@@ -73,8 +74,13 @@ struct Analyze: ParsableCommand {
     @Option(help: "Table order: \(AnalyzeReport.SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
     var sort: AnalyzeReport.SortKey = .total
 
-    @Option(help: "Show only the first N groups in the table.")
+    @Option(help: "Show only the first N groups in the table (html: draw the first N, default 500, and sum the rest).")
     var top: Int?
+
+    @Option(help: ArgumentHelp(
+        "html: draw a waterfall when there are at most this many messages, else bytes over time by host.",
+        valueName: "n"))
+    var timelineMessages: Int = ReportOptions().timelineEventLimit
 
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
     var noColor = false
@@ -87,6 +93,9 @@ struct Analyze: ParsableCommand {
             throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if timelineMessages < 0 || timelineMessages > 100_000 {
+            throw ValidationError("--timeline-messages must be between 0 and 100000")
+        }
         if groupsInMemory < 1 { throw ValidationError("--groups-in-memory must be at least 1") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256") }
     }
@@ -99,12 +108,17 @@ struct Analyze: ParsableCommand {
         options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplate)
         options.hostGlob = host
         options.pathGlob = path
-        options.keepMessages = messages
+        // The page is built from the groups; keeping every record for it would only cost memory and a spool.
+        options.keepMessages = messages && output.format != .html
+        if messages && output.format == .html { printError("note: --messages is not listed in --format html; the page shows the groups and a timeline") }
         options.verifyDecoding = verifyDecoding
         options.groupsInMemory = groupsInMemory
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
         options.analysis.verifyChecksums = checksums.verifyChecksums
+        // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
+        options.collectTimeline = output.format == .html
+        options.timelineEventLimit = timelineMessages
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport
         do {
@@ -117,7 +131,7 @@ struct Analyze: ParsableCommand {
         progress.clear()
         for warning in report.warnings { printError(warning.description) }
         for note in report.summary.scopeNotes { printError("note: \(note.message)") }
-        var rendered = AnalyzeReport(report: report, listMessages: messages)
+        var rendered = AnalyzeReport(report: report, listMessages: options.keepMessages)
         rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs
         rendered.sort = sort

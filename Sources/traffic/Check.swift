@@ -27,7 +27,7 @@ struct CheckCommand: ParsableCommand {
             messages cut short fail the check unless --allow-damaged; an endpoint with a message cut short is \
             never compared as if whole. A budget rule that matches no endpoint is reported, and fails under \
             --strict-budget. Several formats can be written in one run: --format and -o for one, --junit, \
-            --markdown and --json FILE for more. \
+            --markdown, --json and --html FILE for more. \
             Exit codes: 0 within budget, 1 a rule failed or nothing was compared, 2 usage error, \
             3 unreadable or invalid input.
 
@@ -77,7 +77,7 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var grouping: GroupingOptions
 
-    @Option(name: .shortAndLong, help: "Output format: table, markdown, json or junit.")
+    @Option(name: .shortAndLong, help: "Output format: table, markdown, json, junit or html.")
     var format: CheckFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout (the verdict still goes to stderr).")
@@ -91,6 +91,9 @@ struct CheckCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Also write JSON to this file.", valueName: "file"))
     var json: String?
+
+    @Option(help: ArgumentHelp("Also write a self-contained HTML page to this file (a CI artifact).", valueName: "file"))
+    var html: String?
 
     @OptionGroup var width: WidthOptions
 
@@ -148,7 +151,7 @@ struct CheckCommand: ParsableCommand {
         for note in outcome.integrity.notAnalysed { printError("note: \(note)") }
         let report = CheckReport(outcome: outcome, verdict: true)
         try writeText(report.render(format, width: width.tableWidth), to: output)
-        for (file, extra) in [(junit, CheckFormat.junit), (markdown, .markdown), (json, .json)] {
+        for (file, extra) in [(junit, CheckFormat.junit), (markdown, .markdown), (json, .json), (html, .html)] {
             if let file { try writeText(report.render(extra, width: width.tableWidth), to: file) }
         }
         if output != nil { printError("traffic check: \(outcome.verdict)") }

@@ -63,7 +63,7 @@ struct ChecksumOptions: ParsableArguments {
 }
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "Output format: table, csv or json.")
+    @Option(name: .shortAndLong, help: "Output format: table, csv, json or html (analyze only: one self-contained page).")
     var format: OutputFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")

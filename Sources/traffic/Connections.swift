@@ -18,6 +18,10 @@ struct Connections: ParsableCommand {
     @OptionGroup var checksums: ChecksumOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if output.format == .html { throw ValidationError("--format html is for analyze, diff and check; use table, csv or json") }
+    }
+
     func run() throws {
         var options = AnalysisOptions()
         options.filter = input.filter

@@ -16,6 +16,7 @@ struct DiffCommand: ParsableCommand {
               traffic diff before.pcap after.pcap
               traffic diff traffic-baseline.json session.pcap --metric total
               traffic diff old-report.json new-report.json --format markdown
+              traffic diff before.pcap after.pcap --format html -o diff.html
             """)
 
     @Argument(help: "The earlier run: a capture, a JSON report or a baseline.")
@@ -32,7 +33,7 @@ struct DiffCommand: ParsableCommand {
     @Option(help: "Only packets matching this BPF expression when reading captures.")
     var filter: String?
 
-    @Option(name: .shortAndLong, help: "Output format: table, markdown or json.")
+    @Option(name: .shortAndLong, help: "Output format: table, markdown, json or html.")
     var format: DiffFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
@@ -59,13 +60,14 @@ struct DiffCommand: ParsableCommand {
 
 /// What `diff` writes: the formats of `check` but JUnit, which needs a verdict.
 enum DiffFormat: String, CaseIterable, ExpressibleByArgument {
-    case table, markdown, json
+    case table, markdown, json, html
 
     var checkFormat: CheckFormat {
         switch self {
         case .table: return .table
         case .markdown: return .markdown
         case .json: return .json
+        case .html: return .html
         }
     }
 }

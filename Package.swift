@@ -18,7 +18,7 @@ let package = Package(
         .library(
             name: "TrafficEngine",
             targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
-                      "TrafficAnalysis",
+                      "TrafficConcurrency", "TrafficSpool", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -42,6 +42,8 @@ let package = Package(
 
         // Threads, conditions and queues: a leaf the engine and the table renderer share.
         .target(name: "TrafficConcurrency", swiftSettings: engineSettings),
+        // Temporary files of sorted runs: the byte format, cursors, merge heaps, and the record spool.
+        .target(name: "TrafficSpool", dependencies: ["TrafficSessions"], swiftSettings: engineSettings),
         .target(name: "TrafficCodecs", dependencies: ["CZlib", "CBrotli", "CZstd"], swiftSettings: engineSettings),
         .target(name: "TrafficCapture", dependencies: ["CPcap", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(name: "TrafficWire", dependencies: ["TrafficCapture"], swiftSettings: engineSettings),
@@ -54,10 +56,10 @@ let package = Package(
             name: "TrafficAnalysis",
             dependencies: [
                 "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
-                "TrafficConcurrency",
+                "TrafficConcurrency", "TrafficSpool",
             ],
             swiftSettings: engineSettings),
-        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS", "TrafficConcurrency"]),
+        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS", "TrafficConcurrency", "TrafficSpool"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",

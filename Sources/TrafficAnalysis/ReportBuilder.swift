@@ -1,3 +1,4 @@
+import TrafficSpool
 import TrafficSessions
 import TrafficConcurrency
 import TrafficHTTP
@@ -242,29 +243,6 @@ final class ReportBuilder {
         }
     }
 
-    /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
-    /// permutation's cycles: one row moved at a time, no second array of rows). Rows are moved as bytes:
-    /// assigning them would retain and release every key and total once per move.
-    static func permute<Row>(_ rows: inout [Row], by source: [Int]) {
-        precondition(source.count == rows.count, "a permutation of every row")
-        var source = source
-        rows.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for start in source.indices where source[start] != start {
-                let first = (base + start).move()
-                var i = start
-                while source[i] != start {
-                    let next = source[i]
-                    (base + i).moveInitialize(from: base + next, count: 1)
-                    source[i] = i
-                    i = next
-                }
-                (base + i).initialize(to: first)
-                source[i] = i
-            }
-        }
-    }
-
     /// How many distinct keys remain when identifier segments of the path column are collapsed. Normalizing
     /// is a function of the path alone, so the groups' keys suffice: no per-record work.
     static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
@@ -276,15 +254,6 @@ final class ReportBuilder {
     /// The result of a count made on another thread (read after joining it).
     private final class NormalizedCount: @unchecked Sendable {
         var value: Int?
-    }
-
-    /// Requests before responses; TLS client-to-server before server-to-client.
-    static func order(_ record: MessageRecord) -> Int {
-        switch record.kind {
-        case .request: 0
-        case .response: 1
-        case .tls: record.tls?.direction == "client_to_server" ? 0 : 1
-        }
     }
 
     /// `text/html; charset=utf-8` groups as `text/html`.

@@ -1,3 +1,4 @@
+import TrafficSpool
 import Synchronization
 import TrafficConcurrency
 
@@ -192,15 +193,6 @@ extension ReportGroup {
     }
 }
 
-/// Shared by the readers of one list of runs (it may be read on another thread than the caller's).
-final class SpoolReadStatus: Sendable {
-    let failure = Mutex<String?>(nil)
-
-    func fail(_ reason: String) {
-        failure.withLock { if $0 == nil { $0 = reason } }
-    }
-}
-
 /// One sorted run of groups (`SpooledGroup` entries): in memory, or a range of a spool file.
 enum GroupRun: Sendable {
     case memory(SpoolBytes)
@@ -304,7 +296,7 @@ struct ReportOrderRuns {
             order.sort { a, b in ReportGroup.precedes(a.total, groups[a.at].keys, b.total, groups[b.at].keys) }
             return order.map(\.at)
         }
-        ReportBuilder.permute(&groups, by: order)
+        Permutation.apply(&groups, by: order)
     }
 }
 

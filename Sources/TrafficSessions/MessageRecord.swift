@@ -172,6 +172,16 @@ public struct MessageRecord: Sendable {
         if !flags.isEmpty || !template.flags.isEmpty { flags = template.flags }
     }
 
+    /// 0 for what the client sent (a request, a client-to-server TLS record), 1 for the server's: the order of
+    /// a record within its exchange in listings.
+    package var sideOrder: Int {
+        switch kind {
+        case .request: 0
+        case .response: 1
+        case .tls: tls?.direction == "client_to_server" ? 0 : 1
+        }
+    }
+
     public init(
         connection: Int, index: Int, kind: Kind, time: CaptureTime, client: String, server: String,
         host: String, path: String

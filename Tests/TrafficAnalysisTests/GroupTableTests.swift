@@ -1,3 +1,4 @@
+import TrafficSpool
 import Testing
 import TrafficTestSupport
 @testable import TrafficAnalysis
@@ -65,7 +66,7 @@ import TrafficTestSupport
         }
         let source = Array(0..<count).shuffled(using: &rng)
         var permuted = rows
-        ReportBuilder.permute(&permuted, by: source)
+        Permutation.apply(&permuted, by: source)
         #expect(permuted.map(\.keys) == source.map { rows[$0].keys })
         #expect(permuted.map(\.totals.requests) == source)
     }

@@ -1,3 +1,4 @@
+import TrafficSpool
 import Foundation
 import Testing
 import TrafficAnalysis

@@ -1,3 +1,4 @@
+import TrafficSpool
 import TrafficSessions
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TrafficSpool
 import Testing
 import TrafficCapture
 import TrafficHTTP

@@ -1,6 +1,6 @@
 import Synchronization
 import TrafficCapture
-import TrafficHTTP
+
 import TrafficSessions
 
 /// Every kept record (`--messages`) in capture, connection and exchange order, requests before their
@@ -9,21 +9,21 @@ import TrafficSessions
 public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
     public typealias Element = (capture: Int, record: MessageRecord)
 
-    enum Storage: Sendable {
+    package enum Storage: Sendable {
         case memory([Element])
         case runs([MessageRun])
     }
 
-    let storage: Storage
+    package let storage: Storage
     public let count: Int
     /// Set when reading the temporary file back failed (a short read or a damaged record: an I/O error on
     /// our own file): the listing that was being read stopped early.
     public var readFailure: String? { status.failure.withLock { $0 } }
-    let status = ReadStatus()
+    package let status = ReadStatus()
 
-    typealias ReadStatus = SpoolReadStatus
+    package typealias ReadStatus = SpoolReadStatus
 
-    init(storage: Storage, count: Int) {
+    package init(storage: Storage, count: Int) {
         self.storage = storage
         self.count = count
     }
@@ -35,22 +35,22 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
     /// The listing order: capture, connection, exchange index, request before response (TLS client to
     /// server first), then time (interim responses before the final one). Sorting and merging compare these
     /// keys, not whole records.
-    struct SortKey: Comparable, Sendable {
-        var capture: Int
-        var connection: Int
-        var index: Int
-        var side: Int
-        var time: CaptureTime
+    package struct SortKey: Comparable, Sendable {
+        package var capture: Int
+        package var connection: Int
+        package var index: Int
+        package var side: Int
+        package var time: CaptureTime
 
-        init(_ element: Element) {
+        package init(_ element: Element) {
             capture = element.capture
             connection = element.record.connection
             index = element.record.index
-            side = ReportBuilder.order(element.record)
+            side = element.record.sideOrder
             time = element.record.time
         }
 
-        static func < (a: SortKey, b: SortKey) -> Bool {
+        package static func < (a: SortKey, b: SortKey) -> Bool {
             (a.capture, a.connection, a.index, a.side, a.time) < (b.capture, b.connection, b.index, b.side, b.time)
         }
     }
@@ -68,9 +68,9 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
         private var readers: [RunReader] = []
         private var heap = KeyedMergeHeap<SortKey>([]) { _, _ in 0 }
 
-        init(elements: [Element]) { self.elements = elements }
+        package init(elements: [Element]) { self.elements = elements }
 
-        init(runs: [MessageRun], status: ReadStatus) {
+        package init(runs: [MessageRun], status: ReadStatus) {
             readers = runs.map { RunReader($0, status: status) }
             heap = KeyedMergeHeap(readers.map { $0.head == nil ? nil : $0.key }) { x, y in x < y ? -1 : y < x ? 1 : 0 }
         }
@@ -91,26 +91,26 @@ public struct MessageList: Sequence, ExpressibleByArrayLiteral, Sendable {
 }
 
 /// Reads one run in order, a buffer of the spool file at a time.
-struct RunReader {
+package struct RunReader {
     private let run: MessageRun
     private let status: MessageList.ReadStatus
     private var memoryPosition = 0
     private var cursor: SpoolCursor?
-    private(set) var head: MessageList.Element? {
+    package private(set) var head: MessageList.Element? {
         didSet { if let head { key = MessageList.SortKey(head) } }
     }
     /// `head`'s sort key.
-    private(set) var key = MessageList.SortKey((0, MessageRecord(
+    package private(set) var key = MessageList.SortKey((0, MessageRecord(
         connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")))
 
-    init(_ run: MessageRun, status: MessageList.ReadStatus) {
+    package init(_ run: MessageRun, status: MessageList.ReadStatus) {
         self.run = run
         self.status = status
         if case .spilled(let spool, let range, _) = run { cursor = SpoolCursor(spool, range) }
         advance()
     }
 
-    mutating func advance() {
+    package mutating func advance() {
         switch run {
         case .memory(let entries):
             head = memoryPosition < entries.count ? entries[memoryPosition] : nil

@@ -10,18 +10,18 @@ import Darwin
 
 extension Array where Element == UInt8 {
     /// Starts an entry: room for its little-endian UInt32 length, filled in by `endSpoolEntry`.
-    mutating func beginSpoolEntry() -> Int {
+    package mutating func beginSpoolEntry() -> Int {
         append(contentsOf: [0, 0, 0, 0])
         return count - 4
     }
 
-    mutating func endSpoolEntry(_ lengthAt: Int) {
+    package mutating func endSpoolEntry(_ lengthAt: Int) {
         let length = UInt32(truncatingIfNeeded: count - lengthAt - 4)
         for i in 0..<4 { self[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
     }
 
     /// Zigzag varint: small negative numbers stay short too.
-    mutating func spool(_ value: Int) {
+    package mutating func spool(_ value: Int) {
         var v = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
         while v >= 0x80 {
             append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -30,30 +30,35 @@ extension Array where Element == UInt8 {
         append(UInt8(v))
     }
 
-    mutating func spool(_ value: Int?) {
+    package mutating func spool(_ value: Int?) {
         guard let value else { return spool(0) }
         spool(1)
         spool(value)
     }
 
-    mutating func spool(_ text: String) {
+    package mutating func spool(_ text: String) {
         spool(text.utf8.count)
         append(contentsOf: text.utf8)
     }
 
-    mutating func spool(_ text: String?) {
+    package mutating func spool(_ text: String?) {
         guard let text else { return spool(-1) }
         spool(text)
     }
 }
 
 /// Reads the values of one entry in the order `spool` wrote them; nil wherever the bytes are damaged.
-struct SpoolReader {
-    let bytes: UnsafeRawBufferPointer
-    var position: Int
+package struct SpoolReader {
+    package let bytes: UnsafeRawBufferPointer
+    package var position: Int
+
+    package init(bytes: UnsafeRawBufferPointer, position: Int) {
+        self.bytes = bytes
+        self.position = position
+    }
 
     /// The length of the entry starting at `bytes` (its 4 length bytes included), if they are there.
-    static func entryLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func entryLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count >= 4 else { return nil }
         var length = 0
         for i in 0..<4 { length |= Int(bytes[i]) << (8 * i) }
@@ -61,13 +66,13 @@ struct SpoolReader {
     }
 
     /// A zigzag varint (`Array.spool`).
-    mutating func int() -> Int? {
+    package mutating func int() -> Int? {
         guard let v = unsigned() else { return nil }
         return Int(Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1))
     }
 
     /// An unsigned varint (a bit mask).
-    mutating func unsigned() -> UInt64? {
+    package mutating func unsigned() -> UInt64? {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while position < bytes.count, shift < 64 {
@@ -81,20 +86,20 @@ struct SpoolReader {
     }
 
     /// nil when the bytes are damaged; .some(nil) for a missing value.
-    mutating func optionalInt() -> Int?? {
+    package mutating func optionalInt() -> Int?? {
         guard let present = int() else { return nil }
         if present == 0 { return .some(nil) }
         guard let value = int() else { return nil }
         return .some(value)
     }
 
-    mutating func string() -> String? {
+    package mutating func string() -> String? {
         guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
         defer { position += count }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
     }
 
-    mutating func optionalString() -> String?? {
+    package mutating func optionalString() -> String?? {
         guard let count = int(), count >= -1, count <= bytes.count - position else { return nil }
         if count == -1 { return .some(nil) }
         defer { position += count }
@@ -103,19 +108,19 @@ struct SpoolReader {
 }
 
 /// Reads the entries of one range of a spool file in order, a buffer at a time.
-struct SpoolCursor {
-    let spool: RecordSpool
-    let range: Range<Int64>
+package struct SpoolCursor {
+    package let spool: RecordSpool
+    package let range: Range<Int64>
     private var offset: Int64
     private let buffer = ReadBuffer()
     private var start = 0
     private var end = 0
     /// Why the last read came back short, or that an entry was damaged.
-    private(set) var lastError: String?
+    package private(set) var lastError: String?
 
     private static let bufferSize = 64 << 10
 
-    init(_ spool: RecordSpool, _ range: Range<Int64>) {
+    package init(_ spool: RecordSpool, _ range: Range<Int64>) {
         self.spool = spool
         self.range = range
         offset = range.lowerBound
@@ -123,7 +128,7 @@ struct SpoolCursor {
 
     /// The next entry, made by `decode` from its bytes (length included); nil at the end of the range, or when
     /// the entry is short or damaged (then `failure` says why).
-    mutating func next<Entry>(_ decode: (UnsafeRawBufferPointer) -> Entry?) -> Entry? {
+    package mutating func next<Entry>(_ decode: (UnsafeRawBufferPointer) -> Entry?) -> Entry? {
         guard let bytes = nextEntry() else { return nil }
         let entry = decode(bytes)
         if entry == nil { lastError = lastError ?? "a damaged record" }
@@ -132,7 +137,7 @@ struct SpoolCursor {
 
     /// The next entry's bytes (length included), valid until the cursor moves again: merges compare the
     /// heads of their runs where they are. Nil at the end of the range, or when the entry is short or damaged.
-    mutating func nextEntry() -> UnsafeRawBufferPointer? {
+    package mutating func nextEntry() -> UnsafeRawBufferPointer? {
         guard fill(4) else { return nil }
         guard let length = SpoolReader.entryLength(buffer.bytes(start..<end)) else {
             lastError = lastError ?? "a damaged record"
@@ -144,7 +149,7 @@ struct SpoolCursor {
     }
 
     /// After `next` returned nil: why the range did not end normally (nil when it simply ended).
-    var failure: String? {
+    package var failure: String? {
         if lastError != nil || offset < range.upperBound || start < end {
             return "cannot read back the temporary file in \(spool.directory): \(lastError ?? "the file ended early")"
         }
@@ -200,29 +205,29 @@ struct SpoolCursor {
 }
 
 /// Entries kept in memory (a run that was not written), at a fixed address: merges read them in place.
-final class SpoolBytes: @unchecked Sendable {
+package final class SpoolBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawBufferPointer
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         base = .allocate(byteCount: bytes.count, alignment: 8)
         bytes.withUnsafeBytes { base.copyMemory(from: $0) }
     }
 
     deinit { base.deallocate() }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }
 }
 
 /// Merges sorted runs: the indexes of runs that still have a head, as a binary min-heap by `before` (a
 /// comparison of two runs' heads). Callers break ties by run index, so that equal heads come from the
 /// earlier run first, as a stable sort of everything would order them.
-struct MergeHeap {
-    private(set) var runs: [Int] = []
+package struct MergeHeap {
+    package private(set) var runs: [Int] = []
 
     /// The run whose head comes first.
-    var top: Int? { runs.first }
+    package var top: Int? { runs.first }
 
-    mutating func push(_ run: Int, before: (Int, Int) -> Bool) {
+    package mutating func push(_ run: Int, before: (Int, Int) -> Bool) {
         runs.append(run)
         var i = runs.count - 1
         while i > 0 {
@@ -234,7 +239,7 @@ struct MergeHeap {
     }
 
     /// After the top run advanced: `exhausted` when it has no head any more.
-    mutating func topAdvanced(exhausted: Bool, before: (Int, Int) -> Bool) {
+    package mutating func topAdvanced(exhausted: Bool, before: (Int, Int) -> Bool) {
         if exhausted {
             runs[0] = runs[runs.count - 1]
             runs.removeLast()
@@ -255,7 +260,7 @@ struct MergeHeap {
 /// A `MergeHeap` whose runs are ordered by a small key of each run's head, kept here beside the heap:
 /// comparisons read the keys through a pointer. (A comparison closure over the merge itself held a
 /// second reference to the heap's array, and every step of the heap copied the array.)
-struct KeyedMergeHeap<Key> {
+package struct KeyedMergeHeap<Key> {
     private var heap = MergeHeap()
     /// Each run's head key; nil once the run is exhausted.
     private var keys: [Key?]
@@ -263,7 +268,7 @@ struct KeyedMergeHeap<Key> {
     /// go in run order.
     private let compare: (Key, Key) -> Int
 
-    init(_ keys: [Key?], compare: @escaping (Key, Key) -> Int) {
+    package init(_ keys: [Key?], compare: @escaping (Key, Key) -> Int) {
         self.keys = keys
         self.compare = compare
         var heap = MergeHeap()
@@ -274,10 +279,10 @@ struct KeyedMergeHeap<Key> {
     }
 
     /// The run whose head comes first.
-    var top: Int? { heap.top }
+    package var top: Int? { heap.top }
 
     /// The top run moved on: `key` is its new head's, nil when it has no more.
-    mutating func topAdvanced(to key: Key?) {
+    package mutating func topAdvanced(to key: Key?) {
         guard let top = heap.top else { return }
         keys[top] = key
         let compare = compare

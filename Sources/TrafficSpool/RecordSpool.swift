@@ -11,20 +11,20 @@ import Darwin
 ///
 /// Written only by the builder that owns it, before the report exists; afterwards only read, with `pread`,
 /// which any number of readers may do at once.
-final class RecordSpool: @unchecked Sendable {
+package final class RecordSpool: @unchecked Sendable {
     private let descriptor: Int32
-    private(set) var size: Int64 = 0
+    package private(set) var size: Int64 = 0
     /// Where the file was made, for messages.
-    let directory: String
+    package let directory: String
 
     /// `$TMPDIR`, else `/tmp`.
-    static var defaultDirectory: String {
+    package static var defaultDirectory: String {
         let tmp = getenv("TMPDIR").map { String(cString: $0) } ?? ""
         return tmp.isEmpty ? "/tmp" : tmp
     }
 
     /// In `directory` (by default `defaultDirectory`); nil when no file can be made there.
-    init?(directory: String? = nil) {
+    package init?(directory: String? = nil) {
         self.directory = directory ?? Self.defaultDirectory
         var template = Array((self.directory + "/traffic-messages-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -37,7 +37,7 @@ final class RecordSpool: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Appends `bytes` and returns where they are; nil when the write failed (e.g. the disk is full).
-    func append(_ bytes: [UInt8]) -> Range<Int64>? {
+    package func append(_ bytes: [UInt8]) -> Range<Int64>? {
         let start = size
         let written = bytes.withUnsafeBytes { buffer -> Bool in
             var done = 0
@@ -56,7 +56,7 @@ final class RecordSpool: @unchecked Sendable {
 
     /// Reads up to `buffer.count` bytes at `offset`; the count read (short only at the end of the file or on
     /// an error).
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
         var done = 0
         while done < buffer.count {
             let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
@@ -69,6 +69,6 @@ final class RecordSpool: @unchecked Sendable {
     }
 
     /// The error of the last failed read, if any.
-    var lastReadError: String? { lastReadErrorValue.withLock { $0 } }
+    package var lastReadError: String? { lastReadErrorValue.withLock { $0 } }
     private let lastReadErrorValue = Mutex<String?>(nil)
 }

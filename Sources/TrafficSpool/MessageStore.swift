@@ -1,10 +1,10 @@
-import TrafficHTTP
+
 
 /// The records `--messages` keeps. Records arrive as connections end, not in the order they are listed
 /// (capture, connection, exchange), so they are sorted in runs of `runLength`: each full run is written to a
 /// temporary file and the finished list merges the runs as it is read. Memory holds one run, not the capture.
-struct MessageStore {
-    typealias Entry = SpooledRecord.Entry
+package struct MessageStore {
+    package typealias Entry = SpooledRecord.Entry
 
     private let runLength: Int
     private var pending: [Entry] = []
@@ -13,19 +13,19 @@ struct MessageStore {
     private var spoolFailed = false
     /// Reused for every run written: the bytes of one run.
     private var spillBytes: [UInt8] = []
-    private(set) var count = 0
+    package private(set) var count = 0
     /// Set when records could not be written to a temporary file and stay in memory instead.
-    private(set) var warning: String?
+    package private(set) var warning: String?
 
     private let directory: String?
 
     /// `directory`: where the temporary file goes (nil: `$TMPDIR`, else `/tmp`).
-    init(runLength: Int, directory: String? = nil) {
+    package init(runLength: Int, directory: String? = nil) {
         self.runLength = max(1, runLength)
         self.directory = directory
     }
 
-    mutating func append(_ entry: Entry) {
+    package mutating func append(_ entry: Entry) {
         pending.append(entry)
         count += 1
         if pending.count >= runLength, !spoolFailed { spill() }
@@ -69,7 +69,7 @@ struct MessageStore {
     /// Sorts `entries` through a permutation of indices: each record moves once.
     private static func sort(_ entries: inout [Entry]) {
         let order = entries.withUnsafeBufferPointer(sortedIndices)
-        ReportBuilder.permute(&entries, by: order)
+        Permutation.apply(&entries, by: order)
     }
 
     private mutating func fail(_ reason: String) {
@@ -80,7 +80,7 @@ struct MessageStore {
 
     /// Takes over `shard`'s records, their connection numbers mapped through `renumber` (for records of
     /// `capture`). The mapping keeps the order of a shard's connections, so its sorted runs stay sorted.
-    mutating func adopt(_ shard: inout MessageStore, capture: Int, renumber: [Int]) {
+    package mutating func adopt(_ shard: inout MessageStore, capture: Int, renumber: [Int]) {
         for run in shard.runs { runs.append(run.renumbered(capture: capture, renumber)) }
         count += shard.count - shard.pending.count
         shard.runs = []
@@ -94,7 +94,7 @@ struct MessageStore {
     /// Every record in order. With no run written it is sorted in memory; otherwise the remaining records are
     /// written as the last run and the list merges the runs.
     /// The store is left empty (its `warning` stays).
-    mutating func finish() -> MessageList {
+    package mutating func finish() -> MessageList {
         defer {
             let warning = warning
             self = MessageStore(runLength: runLength, directory: directory)
@@ -111,13 +111,13 @@ struct MessageStore {
 }
 
 /// One sorted run of records: in memory, or a range of a spool file.
-enum MessageRun: Sendable {
+package enum MessageRun: Sendable {
     case memory([SpooledRecord.Entry])
     /// `renumber`: connection numbers of a shard, mapped to the capture's when the run is read.
     case spilled(RecordSpool, Range<Int64>, renumber: (capture: Int, table: [Int])?)
 
     /// `entry` with its connection number mapped through `table`, when it belongs to `capture`.
-    static func renumber(_ entry: SpooledRecord.Entry, capture: Int, _ table: [Int]) -> SpooledRecord.Entry {
+    package static func renumber(_ entry: SpooledRecord.Entry, capture: Int, _ table: [Int]) -> SpooledRecord.Entry {
         let connection = entry.record.connection
         guard entry.capture == capture, connection >= 0, connection < table.count else { return entry }
         var record = entry.record
@@ -125,7 +125,7 @@ enum MessageRun: Sendable {
         return (entry.capture, record)
     }
 
-    func renumbered(capture: Int, _ table: [Int]) -> MessageRun {
+    package func renumbered(capture: Int, _ table: [Int]) -> MessageRun {
         switch self {
         case .memory(let entries): .memory(entries.map { Self.renumber($0, capture: capture, table) })
         case .spilled(let spool, let range, _): .spilled(spool, range, renumber: (capture, table))

@@ -1,5 +1,5 @@
 import TrafficCapture
-import TrafficHTTP
+
 import TrafficSessions
 
 /// The byte form of a kept record in a `RecordSpool`: a little-endian UInt32 length, then every field of
@@ -9,13 +9,13 @@ import TrafficSessions
 ///
 /// Every stored field is written: `fieldCount` is checked against the record's fields by a test, so a field
 /// added to the record without being added here fails the build's tests instead of vanishing from output.
-enum SpooledRecord {
-    typealias Entry = (capture: Int, record: MessageRecord)
+package enum SpooledRecord {
+    package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    static let fieldCount = 33
+    package static let fieldCount = 33
 
-    static func append(_ entry: Entry, to bytes: inout [UInt8]) {
+    package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
         let r = entry.record
         bytes.spool(entry.capture)
@@ -72,7 +72,7 @@ enum SpooledRecord {
 
     /// Decodes one record written by `append` (all of its bytes, the length included); nil if they are not
     /// one (a damaged spool file).
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> Entry? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Entry? {
         var r = SpoolReader(bytes: bytes, position: 4)
         guard let capture = r.int(), let connection = r.int(), let index = r.int(), let kindCode = r.int(),
             let time = r.int(), let client = r.string(), let server = r.string()

@@ -1,0 +1,12 @@
+import Synchronization
+
+/// Shared by the readers of one list of runs (it may be read on another thread than the caller's).
+package final class SpoolReadStatus: Sendable {
+    package let failure = Mutex<String?>(nil)
+
+    package init() {}
+
+    package func fail(_ reason: String) {
+        failure.withLock { if $0 == nil { $0 = reason } }
+    }
+}

@@ -18,7 +18,7 @@ let package = Package(
         .library(
             name: "TrafficEngine",
             targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
-                      "TrafficConcurrency", "TrafficSpool", "TrafficAnalysis",
+                      "TrafficConcurrency", "TrafficSpool", "TrafficAggregation", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -52,22 +52,31 @@ let package = Package(
         .target(name: "TrafficSessions", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
         .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(name: "TrafficTLS", dependencies: ["TrafficSessions"], swiftSettings: engineSettings),
+        // Aggregation: records into groups, path normalisation, the report and its summary.
+        .target(
+            name: "TrafficAggregation",
+            dependencies: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficConcurrency", "TrafficSpool"],
+            swiftSettings: engineSettings),
+        // The engine: reads captures through the stages on worker threads into the aggregation.
         .target(
             name: "TrafficAnalysis",
             dependencies: [
+                "TrafficAggregation",
                 "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
                 "TrafficConcurrency", "TrafficSpool",
             ],
             swiftSettings: engineSettings),
-        .target(name: "TrafficOutput", dependencies: ["TrafficAnalysis", "TrafficTLS", "TrafficConcurrency", "TrafficSpool"]),
+        .target(
+            name: "TrafficOutput",
+            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficTLS", "TrafficConcurrency", "TrafficSpool"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",
-            dependencies: ["TrafficAnalysis", "TrafficOutput", .product(name: "Yams", package: "Yams")]),
+            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "traffic",
             dependencies: [
-                "TrafficSessions", "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
+                "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -93,10 +102,12 @@ let package = Package(
             ]),
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficSessions", "TrafficTestSupport"]),
         .testTarget(name: "TrafficSessionsTests", dependencies: ["TrafficSessions", "TrafficHTTP"]),
-        .testTarget(name: "TrafficAnalysisTests", dependencies: ["TrafficAnalysis", "TrafficSessions", "TrafficTestSupport"]),
-        .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck"]),
-        .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficCapture"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAnalysis", "TrafficOutput"]),
+        .testTarget(
+            name: "TrafficAnalysisTests",
+            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficSessions", "TrafficSpool", "TrafficTestSupport"]),
+        .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
+        .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput"]),
     ],
     swiftLanguageModes: [.v6]
 )

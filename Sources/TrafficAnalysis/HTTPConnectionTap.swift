@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficCapture
 import TrafficHTTP
 import TrafficReassembly

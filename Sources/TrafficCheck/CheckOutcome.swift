@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 /// The findings of `check` or `diff`: every compared group, every budget result, and the verdict.

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 /// The totals of one group that checks work on: message counts and the byte sums of `CheckField`.

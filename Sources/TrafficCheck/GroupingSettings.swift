@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 /// How captures are grouped for baselines and checks; stored in the baseline so `check` groups alike.

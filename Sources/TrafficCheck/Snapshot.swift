@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 /// The groups of one run, from a capture, a report or a baseline: what `check` and `diff` compare.

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import Foundation
 import TrafficAnalysis
 import TrafficOutput

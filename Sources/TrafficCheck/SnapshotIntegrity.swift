@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 /// What a run held beyond its groups that decides whether comparing it means anything: whether it holds

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficSessions
 import ArgumentParser
 import TrafficAnalysis

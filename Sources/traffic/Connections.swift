@@ -1,3 +1,4 @@
+import TrafficAggregation
 import ArgumentParser
 import TrafficAnalysis
 import TrafficOutput

@@ -1,3 +1,4 @@
+@testable import TrafficAggregation
 import Foundation
 import Testing
 import TrafficAnalysis

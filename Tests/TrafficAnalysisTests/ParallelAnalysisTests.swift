@@ -1,3 +1,4 @@
+@testable import TrafficAggregation
 import TrafficSpool
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+@testable import TrafficAggregation
 import Testing
 @testable import TrafficAnalysis
 

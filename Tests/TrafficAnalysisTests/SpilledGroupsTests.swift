@@ -1,3 +1,4 @@
+@testable import TrafficAggregation
 import TrafficSpool
 import TrafficSessions
 import Foundation

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import Testing
 import TrafficCapture
 import TrafficHTTP

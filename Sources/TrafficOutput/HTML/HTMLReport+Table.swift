@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficAnalysis
 
 extension HTMLReport {

@@ -8,7 +8,7 @@ import TrafficConcurrency
 public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
     public typealias Element = ReportGroup
 
-    enum Storage: Sendable {
+    package enum Storage: Sendable {
         case memory([ReportGroup])
         case runs([GroupRun])
 
@@ -25,15 +25,15 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         }
     }
 
-    let storage: Storage
+    package let storage: Storage
     public let count: Int
     /// Set when reading the temporary file back failed (a short read or a damaged entry of our own file): the
     /// reading that met it stopped early.
     public var readFailure: String? { status.failure.withLock { $0 } }
-    let status: SpoolReadStatus
+    package let status: SpoolReadStatus
 
     /// `status`: shared with whatever read the runs before (a failure there is this list's failure too).
-    init(storage: Storage, count: Int, status: SpoolReadStatus = SpoolReadStatus()) {
+    package init(storage: Storage, count: Int, status: SpoolReadStatus = SpoolReadStatus()) {
         self.storage = storage
         self.count = count
         self.status = status
@@ -147,12 +147,12 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
 
 /// Merges runs on a thread of its own, a few batches ahead of the reader: reading and decoding the
 /// temporary file overlaps with whatever the reader makes of the groups (table cells, CSV, JSON).
-final class GroupPrefetch: Sendable {
-    let batches = BlockingQueue<[ReportGroup]>(capacity: 4)
+package final class GroupPrefetch: Sendable {
+    package let batches = BlockingQueue<[ReportGroup]>(capacity: 4)
     private let thread: WorkerThread
     private static let batchSize = 512
 
-    init(_ runs: [GroupRun], status: SpoolReadStatus, skipping: Int) {
+    package init(_ runs: [GroupRun], status: SpoolReadStatus, skipping: Int) {
         let batches = self.batches
         thread = WorkerThread {
             var merging = GroupRunMerge(runs, order: .report, status: status)
@@ -186,7 +186,7 @@ extension ReportGroup {
     /// The report's order: total bytes descending, then keys. Ties are common (ids in paths, same sizes):
     /// equal fields (often one shared string) are skipped with one `==` where lexicographicallyPrecedes
     /// would compare them twice with `<`.
-    static func precedes(_ aTotal: Int, _ a: [String], _ bTotal: Int, _ b: [String]) -> Bool {
+    package static func precedes(_ aTotal: Int, _ a: [String], _ bTotal: Int, _ b: [String]) -> Bool {
         if aTotal != bTotal { return aTotal > bTotal }
         for i in a.indices where a[i] != b[i] { return a[i] < b[i] }
         return false
@@ -194,11 +194,11 @@ extension ReportGroup {
 }
 
 /// One sorted run of groups (`SpooledGroup` entries): in memory, or a range of a spool file.
-enum GroupRun: Sendable {
+package enum GroupRun: Sendable {
     case memory(SpoolBytes)
     case spilled(RecordSpool, Range<Int64>)
 
-    var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .memory(let entries): entries.bytes.count
         case .spilled(_, let range): Int(range.count)
@@ -209,7 +209,7 @@ enum GroupRun: Sendable {
 /// Groups put into report order in runs of `runLength`: each full run is sorted and written to the
 /// temporary file (kept in memory when it cannot be written), the last one stays in memory. Groups are
 /// kept as their bytes and sorted as such: no strings are made for them here.
-struct ReportOrderRuns {
+package struct ReportOrderRuns {
     private let runLength: Int
     private let spool: RecordSpool?
     /// The run being gathered: its entries one after the other, and where each one is.
@@ -217,7 +217,7 @@ struct ReportOrderRuns {
     private var entries: [Entry] = []
     private var runs: [GroupRun] = []
     /// Set when a run could not be written.
-    private(set) var failure: String?
+    package private(set) var failure: String?
 
     private struct Entry {
         var total: Int
@@ -226,12 +226,12 @@ struct ReportOrderRuns {
         var keyLength: Int
     }
 
-    init(runLength: Int, spool: RecordSpool?) {
+    package init(runLength: Int, spool: RecordSpool?) {
         self.runLength = runLength
         self.spool = spool
     }
 
-    mutating func add(keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>) {
+    package mutating func add(keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>) {
         let start = pending.count
         SpooledGroup.append(hash: 0, keyBytes: keyBytes, totals: totals, to: &pending)
         entries.append(Entry(total: totals.pointee.totalBytes, start: start, length: pending.count - start, keyLength: keyBytes.count))
@@ -269,7 +269,7 @@ struct ReportOrderRuns {
     }
 
     /// The groups in report order: in memory when they fit in one run, else the runs to merge.
-    mutating func finish() -> ReportGroups.Storage {
+    package mutating func finish() -> ReportGroups.Storage {
         if runs.isEmpty {
             let sorted = sortedEntries()
             var groups: [ReportGroup] = []
@@ -290,7 +290,7 @@ struct ReportOrderRuns {
     }
 
     /// Sorts small (total, index) pairs, then moves the groups into that order.
-    static func sort(_ groups: inout [ReportGroup]) {
+    package static func sort(_ groups: inout [ReportGroup]) {
         let order = groups.withUnsafeBufferPointer { groups in
             var order = groups.indices.map { (total: groups[$0].totals.totalBytes, at: $0) }
             order.sort { a, b in ReportGroup.precedes(a.total, groups[a.at].keys, b.total, groups[b.at].keys) }
@@ -302,8 +302,8 @@ struct ReportOrderRuns {
 
 /// Merges sorted runs of groups into one sorted sequence. The head of each run is read where it is (its
 /// key's bytes are not made into strings): `top` is valid until `advance`.
-struct GroupRunMerge {
-    enum Order {
+package struct GroupRunMerge {
+    package enum Order {
         /// By key hash, then key bytes: how a builder's spilled runs are sorted, so that equal keys meet.
         case aggregation
         /// `ReportGroup.precedes`.
@@ -311,7 +311,7 @@ struct GroupRunMerge {
     }
 
     /// A run's current group: its key's bytes point into the run's buffer.
-    struct Head {
+    package struct Head {
         var hash: UInt64
         var keyBytes: UnsafeRawBufferPointer
         var totals: GroupTotals
@@ -334,7 +334,7 @@ struct GroupRunMerge {
         }
     }
 
-    init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
+    package init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
         readers = runs.map { GroupRunReader($0, status: status) }
         heap = KeyedMergeHeap(readers.map { OrderKey($0.head) }) { x, y in
             switch order {
@@ -350,17 +350,17 @@ struct GroupRunMerge {
     }
 
     /// The group that comes next (until `advance`).
-    var top: Head? { heap.top.map { readers[$0].head! } }
+    package var top: Head? { heap.top.map { readers[$0].head! } }
 
     /// Moves past `top`.
-    mutating func advance() {
+    package mutating func advance() {
         guard let top = heap.top else { return }
         readers[top].advance()
         heap.topAdvanced(to: OrderKey(readers[top].head))
     }
 
     /// The next group, made into a report row.
-    mutating func next() -> ReportGroup? {
+    package mutating func next() -> ReportGroup? {
         guard let head = top else { return nil }
         let keys = GroupKeyBytes.decode(head.keyBytes) ?? []
         advance()
@@ -369,21 +369,21 @@ struct GroupRunMerge {
 }
 
 /// Reads one run of groups in order, a buffer of the spool file at a time.
-struct GroupRunReader {
+package struct GroupRunReader {
     private let run: GroupRun
     private let status: SpoolReadStatus
     private var position = 0
     private var cursor: SpoolCursor?
-    private(set) var head: GroupRunMerge.Head?
+    package private(set) var head: GroupRunMerge.Head?
 
-    init(_ run: GroupRun, status: SpoolReadStatus) {
+    package init(_ run: GroupRun, status: SpoolReadStatus) {
         self.run = run
         self.status = status
         if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
         advance()
     }
 
-    mutating func advance() {
+    package mutating func advance() {
         switch run {
         case .memory(let entries):
             let bytes = entries.bytes

@@ -12,14 +12,14 @@ import TrafficSpool
 /// Every stored sum is written: a test counts the stored properties of `GroupTotals` and `SideTotals`
 /// against `totalsFieldCount` and `sideFieldCount`, so that a sum added there without being added here
 /// fails the tests instead of vanishing from large reports only.
-enum SpooledGroup {
-    static let totalsFieldCount = 6
+package enum SpooledGroup {
+    package static let totalsFieldCount = 6
     /// `SideTotals`' stored sums, the five rare ones included (stored together as `rareSums`: 11 properties).
-    static let sideFieldCount = 15
+    package static let sideFieldCount = 15
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
-    static let sumCount = 3 + 2 * sideFieldCount
+    package static let sumCount = 3 + 2 * sideFieldCount
 
-    static func append(hash: UInt64, _ group: ReportGroup, to bytes: inout [UInt8]) {
+    package static func append(hash: UInt64, _ group: ReportGroup, to bytes: inout [UInt8]) {
         var key: [UInt8] = []
         GroupKeyBytes.append(group.keys, to: &key)
         key.withUnsafeBytes { key in
@@ -29,7 +29,7 @@ enum SpooledGroup {
 
     /// The totals are read in place (a copy retains and releases their arrays), their numbers encoded into
     /// a stack buffer and appended at once (appending varints byte by byte cost 500 ns a group).
-    static func append(
+    package static func append(
         hash: UInt64, keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>, to bytes: inout [UInt8]
     ) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -82,7 +82,7 @@ enum SpooledGroup {
 
     /// The parts of one entry (all of its bytes, the length included), without making its key's strings;
     /// nil if they are not a group (a damaged spool file). `keyBytes` points into `bytes`.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
         guard bytes.count >= 12 else { return nil }
         var hash: UInt64 = 0
         for i in 0..<8 { hash |= UInt64(bytes[4 + i]) << (8 * UInt64(i)) }
@@ -122,14 +122,14 @@ enum SpooledGroup {
 
     /// Decodes one group written by `append` (all of its bytes, the length included); nil if they are not
     /// one (a damaged spool file).
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> SpilledGroup? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> SpilledGroup? {
         guard let entry = parse(bytes), let keys = GroupKeyBytes.decode(entry.keyBytes) else { return nil }
         return SpilledGroup(hash: entry.hash, group: ReportGroup(keys: keys, totals: entry.totals))
     }
 }
 
 /// A group read back from a spool, with the hash of its key (the order of spilled runs).
-struct SpilledGroup: Sendable {
-    var hash: UInt64
-    var group: ReportGroup
+package struct SpilledGroup: Sendable {
+    package var hash: UInt64
+    package var group: ReportGroup
 }

@@ -8,20 +8,20 @@
 /// sorted by bucket, so an empty histogram is one empty array and allocates nothing.
 public struct SizeHistogram: Sendable, Equatable {
     /// Non-empty buckets, ascending: bucket index in the top 16 bits, count in the low 48.
-    private(set) var entries: [UInt64] = []
+    package private(set) var entries: [UInt64] = []
     /// The largest size counted (exact); 0 when empty.
     public private(set) var max = 0
 
     public init() {}
 
-    static let countBits: UInt64 = 48
-    static let countMask: UInt64 = (1 << 48) - 1
+    package static let countBits: UInt64 = 48
+    package static let countMask: UInt64 = (1 << 48) - 1
 
     /// Sizes counted.
     public var count: Int { entries.reduce(0) { $0 + Int($1 & Self.countMask) } }
 
     /// The bucket a size falls into; negative sizes (never produced) count as 0.
-    static func bucket(of value: Int) -> Int {
+    package static func bucket(of value: Int) -> Int {
         guard value >= 16 else { return Swift.max(0, value) }
         let exponent = Int.bitWidth - value.leadingZeroBitCount - 1  // ≥ 4
         let sub = (value >> (exponent - 3)) & 7
@@ -29,7 +29,7 @@ public struct SizeHistogram: Sendable, Equatable {
     }
 
     /// The smallest and largest size of a bucket.
-    static func range(of bucket: Int) -> ClosedRange<Int> {
+    package static func range(of bucket: Int) -> ClosedRange<Int> {
         guard bucket >= 16 else { return bucket...bucket }
         let exponent = (bucket - 16) / 8 + 4
         let sub = (bucket - 16) % 8
@@ -88,12 +88,12 @@ public struct SizeHistogram: Sendable, Equatable {
     }
 
     /// The entries as (bucket, count) pairs, for the spool's byte form.
-    var pairs: [(bucket: Int, count: Int)] {
+    package var pairs: [(bucket: Int, count: Int)] {
         entries.map { (Int($0 >> Self.countBits), Int($0 & Self.countMask)) }
     }
 
     /// Rebuilds a histogram from `pairs` and `max`; nil if they could not have been written by `pairs`.
-    init?(pairs: [(bucket: Int, count: Int)], max: Int) {
+    package init?(pairs: [(bucket: Int, count: Int)], max: Int) {
         for pair in pairs {
             guard pair.bucket >= 0, pair.bucket < 1 << 15, pair.count > 0, UInt64(pair.count) <= Self.countMask else {
                 return nil

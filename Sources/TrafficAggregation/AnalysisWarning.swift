@@ -3,4 +3,9 @@ public struct AnalysisWarning: Sendable, CustomStringConvertible, Equatable {
     public var capture: String
     public var message: String
     public var description: String { "warning: \(capture): \(message)" }
+
+    public init(capture: String, message: String) {
+        self.capture = capture
+        self.message = message
+    }
 }

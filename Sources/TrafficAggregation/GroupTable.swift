@@ -1,10 +1,9 @@
-import TrafficHTTP
 
 /// Group totals by group key: an index from keys to slots, and the totals in fixed-size chunks.
 ///
 /// With ids in paths a capture of a gigabyte has tens of thousands of groups. Chunks keep growth from
 /// copying (and briefly doubling) every group's totals, the way one growing array would.
-struct GroupTable {
+package struct GroupTable {
     private static let chunkShift = 12
     private static let chunkSize = 1 << chunkShift
 
@@ -21,13 +20,13 @@ struct GroupTable {
     private var slotHashes: [UInt64] = []
     private var chunks: [[GroupTotals]] = []
 
-    var count: Int { keyEnds.count }
+    package var count: Int { keyEnds.count }
 
     /// The slot of `key`, made (with empty totals) if it is new.
-    mutating func slot(for key: [String]) -> Int { slot(for: key, hash: Self.hash(key)) }
+    package mutating func slot(for key: [String]) -> Int { slot(for: key, hash: Self.hash(key)) }
 
     /// The slot of `key`, whose `hash(_:)` is `hash`.
-    mutating func slot(for key: [String], hash: UInt64) -> Int {
+    package mutating func slot(for key: [String], hash: UInt64) -> Int {
         let found = lookup(hash) { GroupKeyBytes.matches($0, key) }
         if let slot = found.slot { return slot }
         GroupKeyBytes.append(key, to: &keyBytes)
@@ -35,7 +34,7 @@ struct GroupTable {
     }
 
     /// The slot of the key whose `GroupKeyBytes` are `key` and whose hash is `hash`.
-    mutating func slot(forKeyBytes key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
+    package mutating func slot(forKeyBytes key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let found = lookup(hash) { GroupKeyBytes.equal($0, key) }
         if let slot = found.slot { return slot }
         keyBytes.append(contentsOf: key)
@@ -72,7 +71,7 @@ struct GroupTable {
     }
 
     /// Calls `body` with slot `slot`'s key as `GroupKeyBytes` (valid only inside `body`).
-    func withKey<Result>(ofSlot slot: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package func withKey<Result>(ofSlot slot: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let start = slot == 0 ? 0 : keyEnds[slot - 1]
         return keyBytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<keyEnds[slot]])) }
     }
@@ -92,7 +91,7 @@ struct GroupTable {
 
     /// FNV-1a over the fields' UTF-8 with 0xFF (never in UTF-8) between them, then a final mix so that
     /// the low bits the index uses depend on every byte.
-    static func hash(_ key: [String]) -> UInt64 {
+    package static func hash(_ key: [String]) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for field in key {
             let hashed: UInt64? = field.utf8.withContiguousStorageIfAvailable { bytes in
@@ -111,7 +110,7 @@ struct GroupTable {
     }
 
     /// FNV-1a over `bytes`, with the same final mix.
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    package static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return mix(h)
@@ -125,10 +124,10 @@ struct GroupTable {
     }
 
     /// The hash of slot `slot`'s key.
-    func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
+    package func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
 
     /// Every slot in the order of spilled runs: by key hash, then key bytes (`GroupRunMerge.Order.aggregation`).
-    func slotsInSpillOrder() -> [Int] {
+    package func slotsInSpillOrder() -> [Int] {
         var order = Array(0..<count)
         keyBytes.withUnsafeBytes { bytes in
             keyEnds.withUnsafeBufferPointer { ends in
@@ -146,7 +145,7 @@ struct GroupTable {
     }
 
     /// Appends slot `slot`'s group to `bytes` as a `SpooledGroup`, read in place.
-    func spool(_ slot: Int, to bytes: inout [UInt8]) {
+    package func spool(_ slot: Int, to bytes: inout [UInt8]) {
         chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
             withKey(ofSlot: slot) { key in
                 SpooledGroup.append(
@@ -155,14 +154,14 @@ struct GroupTable {
         }
     }
 
-    subscript(slot: Int) -> GroupTotals {
+    package subscript(slot: Int) -> GroupTotals {
         get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
         _modify { yield &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
     }
 
     /// Calls `body` with every group in slot order (its key as `GroupKeyBytes`, its hash, its totals) and
     /// leaves the table empty. Each chunk of totals is freed as soon as it is passed on.
-    mutating func drain(_ body: (UnsafeRawBufferPointer, UInt64, GroupTotals) -> Void) {
+    package mutating func drain(_ body: (UnsafeRawBufferPointer, UInt64, GroupTotals) -> Void) {
         // No more lookups: the index goes before the rows are made.
         indexHashes = []
         indexSlots = []
@@ -178,7 +177,7 @@ struct GroupTable {
     }
 
     /// Every group as a report row, in slot order; the table is left empty.
-    mutating func drainRows() -> [ReportGroup] {
+    package mutating func drainRows() -> [ReportGroup] {
         var rows: [ReportGroup] = []
         rows.reserveCapacity(count)
         drain { key, _, totals in rows.append(ReportGroup(keys: GroupKeyBytes.decode(key) ?? [], totals: totals)) }
@@ -186,7 +185,7 @@ struct GroupTable {
     }
 
     /// Frees everything (the report has taken what it needs).
-    mutating func removeAll() {
+    package mutating func removeAll() {
         self = GroupTable()
     }
 }

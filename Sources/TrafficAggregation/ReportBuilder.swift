@@ -1,7 +1,6 @@
 import TrafficSpool
 import TrafficSessions
 import TrafficConcurrency
-import TrafficHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -12,10 +11,10 @@ import Darwin
 /// Aggregates records into groups as they arrive; memory follows the number of groups, not of records
 /// (unless every record is kept for `--messages`), and is bounded by `groupsInMemory`: beyond it the groups
 /// go to a temporary file in sorted runs, merged when the report is made.
-final class ReportBuilder {
+package final class ReportBuilder {
     private let options: ReportOptions
     private var groups = GroupTable()
-    var groupCount: Int { groups.count }
+    package var groupCount: Int { groups.count }
     /// Groups written out (`spillGroups`), each run sorted by key hash and keys; the same key can be in
     /// several runs, and in the table. Runs are split by the top bit of the hash, so that the two halves can
     /// be merged on two threads: `groupRuns[half]`.
@@ -40,19 +39,19 @@ final class ReportBuilder {
     private var probe: [String]
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
     private let countNormalized: Bool
-    private(set) var totals = GroupTotals()
+    package private(set) var totals = GroupTotals()
     private var messages: MessageStore
     /// When the bytes crossed (`ReportOptions.collectTimeline`): bounded, for the HTML report.
     private var timeline: ReportTimeline?
-    var summary = ReportSummary()
-    let capturePaths: [String]
+    package var summary = ReportSummary()
+    package let capturePaths: [String]
 
     /// Whether records need the exchange joiner: a response's method or a request's status is shown.
-    var needsJoinedExchanges: Bool {
+    package var needsJoinedExchanges: Bool {
         options.keepMessages || options.groupBy.contains(.method) || options.groupBy.contains(.status)
     }
 
-    init(options: ReportOptions, capturePaths: [String]) {
+    package init(options: ReportOptions, capturePaths: [String]) {
         self.options = options
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
@@ -62,7 +61,7 @@ final class ReportBuilder {
         if options.collectTimeline { timeline = ReportTimeline(eventLimit: options.timelineEventLimit) }
     }
 
-    func matches(_ record: MessageRecord) -> Bool {
+    package func matches(_ record: MessageRecord) -> Bool {
         if let glob = options.hostGlob, fnmatch(glob, record.host, 0) != 0 { return false }
         if let glob = options.pathGlob, fnmatch(glob, record.path, 0) != 0 { return false }
         return true
@@ -245,7 +244,7 @@ final class ReportBuilder {
 
     /// How many distinct keys remain when identifier segments of the path column are collapsed. Normalizing
     /// is a function of the path alone, so the groups' keys suffice: no per-record work.
-    static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
+    package static func normalizedKeyCount(_ keys: [[String]], pathColumn column: Int) -> Int {
         var counter = NormalizedKeyCounter(pathColumn: column)
         for key in keys { counter.add(key) }
         return counter.count
@@ -257,14 +256,14 @@ final class ReportBuilder {
     }
 
     /// `text/html; charset=utf-8` groups as `text/html`.
-    static func mediaType(_ value: String) -> String {
+    package static func mediaType(_ value: String) -> String {
         let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
         return type.trimmingSpaces().lowercased()
     }
 
     /// Takes in a shard's groups, summary and records; `renumber` maps the shard's connection numbers of
     /// `capture` to the capture's (tshark's order of first packets).
-    func merge(_ shard: ReportBuilder, capture: Int, renumber: [Int]) {
+    package func merge(_ shard: ReportBuilder, capture: Int, renumber: [Int]) {
         shard.lastSlot = -1
         assert(shard.pinSlots.allSatisfy { $0 < 0 }, "every connection of the shard has ended")
         for half in 0..<2 { groupRuns[half] += shard.groupRuns[half] }
@@ -290,7 +289,7 @@ final class ReportBuilder {
         }
     }
 
-    func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
+    package func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
         var warnings = warnings
         let groups = hasGroupRuns ? buildGroupsFromRuns() : buildGroupsInMemory()
         if let groupWarning { warnings.append(AnalysisWarning(capture: "groups", message: groupWarning)) }
@@ -424,7 +423,7 @@ final class ReportBuilder {
 }
 
 extension String {
-    func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         var s = Substring(self)
         while s.first == " " || s.first == "\t" { s.removeFirst() }
         while s.last == " " || s.last == "\t" { s.removeLast() }

@@ -63,7 +63,7 @@ public struct PathNormalizer: Sendable {
     }
 
     /// `forEachCollapsedPiece` of a path's UTF-8 bytes.
-    static func forEachCollapsedPiece(utf8 bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    package static func forEachCollapsedPiece(utf8 bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard bytes.first == UInt8(ascii: "/") else { return body(bytes) }
         var copied = 0
         forEachIdentifier(in: bytes, from: 0) { segment in
@@ -90,7 +90,7 @@ public struct PathNormalizer: Sendable {
         }
     }
 
-    static func matches(_ segments: [Substring], _ template: [Substring]) -> Bool {
+    package static func matches(_ segments: [Substring], _ template: [Substring]) -> Bool {
         guard segments.count == template.count else { return false }
         for (segment, pattern) in zip(segments, template) {
             if pattern.hasPrefix("{") && pattern.hasSuffix("}") {
@@ -103,7 +103,7 @@ public struct PathNormalizer: Sendable {
     }
 
     /// Decimal numbers, UUIDs, long hex strings, long base64/base64url tokens, and ISO dates.
-    static func isIdentifier(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isIdentifier(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
         func isHex(_ b: UInt8) -> Bool { isDigit(b) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x66) }
         func isLetter(_ b: UInt8) -> Bool { b | 0x20 >= 0x61 && b | 0x20 <= 0x7a }
@@ -143,19 +143,19 @@ public struct PathNormalizer: Sendable {
 
 /// Counts the distinct keys left when identifier segments of the path column are collapsed
 /// (`--normalize-paths`), from the groups' keys.
-struct NormalizedKeyCounter {
-    let pathColumn: Int
+package struct NormalizedKeyCounter {
+    package let pathColumn: Int
     // The normalized keys are hashed and compared as bytes, never made: tens of thousands of paths
     // collapse into a few dozen keys, and making each one (to look it up) cost most of the count.
     // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8). FNV rather than
     // a Set of byte arrays: the standard hasher takes a call per byte (1.6 times the instructions).
     private var distinct: [UInt64: [[UInt8]]] = [:]
     private var bytes: [UInt8] = []
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init(pathColumn: Int) { self.pathColumn = pathColumn }
+    package init(pathColumn: Int) { self.pathColumn = pathColumn }
 
-    mutating func add(_ key: [String]) {
+    package mutating func add(_ key: [String]) {
         bytes.removeAll(keepingCapacity: true)
         for (i, field) in key.enumerated() {
             if i == pathColumn {
@@ -169,7 +169,7 @@ struct NormalizedKeyCounter {
     }
 
     /// `add`, of a key as `GroupKeyBytes`.
-    mutating func add(keyBytes: UnsafeRawBufferPointer) {
+    package mutating func add(keyBytes: UnsafeRawBufferPointer) {
         bytes.removeAll(keepingCapacity: true)
         var i = 0
         GroupKeyBytes.forEachField(keyBytes) { field in
@@ -196,7 +196,7 @@ struct NormalizedKeyCounter {
     }
 
     /// Adds the keys another counter saw (of other groups of the same report).
-    mutating func add(_ other: NormalizedKeyCounter) {
+    package mutating func add(_ other: NormalizedKeyCounter) {
         for (hash, keys) in other.distinct {
             for bytes in keys { insert(bytes, hash: hash) }
         }

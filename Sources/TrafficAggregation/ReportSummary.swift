@@ -50,7 +50,7 @@ public struct ReportSummary: Sendable, Equatable {
     public init() {}
 
     /// Adds a shard's counts (parallel runs).
-    mutating func add(_ o: ReportSummary) {
+    package mutating func add(_ o: ReportSummary) {
         captures += o.captures; packets += o.packets; bytes += o.bytes; durationNanoseconds += o.durationNanoseconds
         connections += o.connections; httpConnections += o.httpConnections; tlsConnections += o.tlsConnections
         tlsDecrypted += o.tlsDecrypted; tlsHTTP2Connections += o.tlsHTTP2Connections

@@ -12,14 +12,14 @@ import Darwin
 /// table is freed in one go, and written by copying), the temporary file stores the same bytes, and the run
 /// merges compare them without making strings: 77 000 groups cost about 300 000 string allocations when
 /// each merge decoded its keys.
-enum GroupKeyBytes {
-    static func append(_ key: [String], to bytes: inout [UInt8]) {
+package enum GroupKeyBytes {
+    package static func append(_ key: [String], to bytes: inout [UInt8]) {
         bytes.spool(key.count)
         for field in key { bytes.spool(field) }
     }
 
     /// Whether `block` is the bytes of `key`.
-    static func matches(_ block: UnsafeRawBufferPointer, _ key: [String]) -> Bool {
+    package static func matches(_ block: UnsafeRawBufferPointer, _ key: [String]) -> Bool {
         var r = SpoolReader(bytes: block, position: 0)
         guard r.int() == key.count else { return false }
         for field in key {
@@ -39,7 +39,7 @@ enum GroupKeyBytes {
     }
 
     /// The key's fields; nil when `block` is not a key (a damaged spool file).
-    static func decode(_ block: UnsafeRawBufferPointer) -> [String]? {
+    package static func decode(_ block: UnsafeRawBufferPointer) -> [String]? {
         var r = SpoolReader(bytes: block, position: 0)
         guard let count = r.int(), count >= 0, count <= block.count else { return nil }
         var key: [String] = []
@@ -53,7 +53,7 @@ enum GroupKeyBytes {
 
     /// Calls `body` with each field's bytes, in order; false when `block` is damaged.
     @discardableResult
-    static func forEachField(_ block: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    package static func forEachField(_ block: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         var r = SpoolReader(bytes: block, position: 0)
         guard let count = r.int(), count >= 0 else { return false }
         for _ in 0..<count {
@@ -66,7 +66,7 @@ enum GroupKeyBytes {
 
     /// The order of spilled runs after the hash (any total order works there, as long as equal keys meet):
     /// the bytes as they are.
-    static func bytesPrecede(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    package static func bytesPrecede(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let common = min(a.count, b.count)
         if common > 0 {
             let c = memcmp(a.baseAddress!, b.baseAddress!, common)
@@ -75,14 +75,14 @@ enum GroupKeyBytes {
         return a.count < b.count
     }
 
-    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    package static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     /// The keys' order in the report (`ReportGroup.precedes`: field by field, as `String`s compare):
     /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
     /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    package static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         if equal(a, b) { return 0 }
         var x = SpoolReader(bytes: a, position: 0), y = SpoolReader(bytes: b, position: 0)
         guard let countA = x.int(), let countB = y.int() else { return a.count - b.count }
@@ -106,7 +106,7 @@ enum GroupKeyBytes {
 
 extension SpoolReader {
     /// A length-prefixed field's bytes, without making a `String`.
-    mutating func field() -> UnsafeRawBufferPointer? {
+    package mutating func field() -> UnsafeRawBufferPointer? {
         guard let length = int(), length >= 0, length <= bytes.count - position else { return nil }
         defer { position += length }
         return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])

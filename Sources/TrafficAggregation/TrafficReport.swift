@@ -1,5 +1,4 @@
 import TrafficSpool
-import TrafficHTTP
 
 /// The result of `traffic analyze`: per-group totals, optionally every record, and a summary.
 public struct TrafficReport: Sendable {

@@ -1,6 +1,6 @@
 /// Option lists like `host, path` allow spaces around their commas.
 extension Substring {
-    func trimmingCharacters() -> String {
+    package func trimmingCharacters() -> String {
         var s = self
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }

@@ -62,7 +62,7 @@ public struct ReportTimeline: Sendable {
     /// Whether every message of the report is in `events`.
     public var isComplete: Bool { messageCount <= eventLimit }
 
-    mutating func add(_ record: MessageRecord, capture: Int) {
+    package mutating func add(_ record: MessageRecord, capture: Int) {
         messageCount += 1
         addBytes(record.transferBytes, host: record.host, at: record.time)
         if let cutoff, record.time > cutoff { return }
@@ -115,7 +115,7 @@ public struct ReportTimeline: Sendable {
     }
 
     /// Takes in a shard's timeline; `renumber` maps its connection numbers of `capture` to the capture's.
-    mutating func merge(_ shard: ReportTimeline, capture: Int, renumber: [Int]) {
+    package mutating func merge(_ shard: ReportTimeline, capture: Int, renumber: [Int]) {
         messageCount += shard.messageCount
         for var event in shard.events {
             if event.capture == capture, event.connection >= 0, event.connection < renumber.count {
@@ -133,10 +133,10 @@ public struct ReportTimeline: Sendable {
 
     /// Sorts the events and keeps the earliest `eventLimit`. Within a shard, connection numbers are the shard's
     /// own until `merge` maps them: they only break ties between messages of the very same nanosecond.
-    mutating func finish() { trimEvents() }
+    package mutating func finish() { trimEvents() }
 }
 
 extension MessageRecord.Kind {
     /// Requests (and a client's TLS bytes) before responses at the same instant.
-    var order: Int { self == .response ? 1 : 0 }
+    package var order: Int { self == .response ? 1 : 0 }
 }

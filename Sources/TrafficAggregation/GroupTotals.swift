@@ -1,4 +1,3 @@
-import TrafficHTTP
 import TrafficSessions
 
 /// Byte sums of one side (requests or responses) of a group.
@@ -53,7 +52,7 @@ public struct SideTotals: Sendable, Equatable {
 
     public init() {}
 
-    mutating func add(_ record: MessageRecord) {
+    package mutating func add(_ record: MessageRecord) {
         bytes &+= record.transferBytes
         lineBytes &+= record.lineBytes
         headerBytes &+= record.headerBytes
@@ -74,7 +73,7 @@ public struct SideTotals: Sendable, Equatable {
         }
     }
 
-    mutating func add(_ other: SideTotals) {
+    package mutating func add(_ other: SideTotals) {
         bytes &+= other.bytes
         lineBytes &+= other.lineBytes
         headerBytes &+= other.headerBytes
@@ -93,7 +92,7 @@ public struct SideTotals: Sendable, Equatable {
     }
 
     /// Connection overhead found for a record after the record itself was counted.
-    mutating func add(_ overhead: RecordOverhead) {
+    package mutating func add(_ overhead: RecordOverhead) {
         tunnelBytes &+= overhead.tunnelBytes
         handshakeBytes &+= overhead.handshakeBytes
         teardownBytes &+= overhead.teardownBytes
@@ -107,7 +106,7 @@ public struct SideTotals: Sendable, Equatable {
 
 extension SideTotals {
     /// `SpooledGroup.sideFieldCount` sums, in declaration order (the byte form of spilled groups).
-    func store(into sums: UnsafeMutablePointer<Int>) {
+    package func store(into sums: UnsafeMutablePointer<Int>) {
         sums[0] = bytes
         sums[1] = lineBytes
         sums[2] = headerBytes
@@ -121,7 +120,7 @@ extension SideTotals {
         for i in 0..<5 { sums[10 + i] = rare(i) }
     }
 
-    init(sums: UnsafePointer<Int>) {
+    package init(sums: UnsafePointer<Int>) {
         bytes = sums[0]
         lineBytes = sums[1]
         headerBytes = sums[2]
@@ -152,7 +151,7 @@ public struct GroupTotals: Sendable, Equatable {
 
     public var totalBytes: Int { request.bytes &+ response.bytes }
 
-    mutating func add(_ record: MessageRecord) {
+    package mutating func add(_ record: MessageRecord) {
         switch record.kind {
         case .request:
             requests += 1
@@ -169,12 +168,12 @@ public struct GroupTotals: Sendable, Equatable {
     }
 
     /// Overhead of a request or response counted earlier (`add(_:)` of its record).
-    mutating func add(_ overhead: RecordOverhead, kind: MessageRecord.Kind) {
+    package mutating func add(_ overhead: RecordOverhead, kind: MessageRecord.Kind) {
         if kind == .request { request.add(overhead) } else { response.add(overhead) }
     }
 
     /// Every sum (`SpooledGroup.sumCount`): the counts, then each side's `SideTotals.store(into:)`.
-    func store(into sums: UnsafeMutablePointer<Int>) {
+    package func store(into sums: UnsafeMutablePointer<Int>) {
         sums[0] = requests
         sums[1] = responses
         sums[2] = incomplete
@@ -182,7 +181,7 @@ public struct GroupTotals: Sendable, Equatable {
         response.store(into: sums + 3 + SpooledGroup.sideFieldCount)
     }
 
-    init(sums: UnsafePointer<Int>) {
+    package init(sums: UnsafePointer<Int>) {
         requests = sums[0]
         responses = sums[1]
         incomplete = sums[2]

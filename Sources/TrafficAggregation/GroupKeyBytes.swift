@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import TrafficSpool
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

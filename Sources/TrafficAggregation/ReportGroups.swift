@@ -1,4 +1,3 @@
-import TrafficSpool
 import Synchronization
 import TrafficConcurrency
 

@@ -26,6 +26,9 @@ public struct ReportOptions: Sendable {
     /// endpoints, and the report is identical to a single-threaded run.
     public var jobs = 1
     public var analysis = AnalysisOptions()
+    /// Keep a histogram of response sizes per group (`GroupTotals.responseSizes`: the HTML report's
+    /// percentiles); off by default, as it costs an array update per response.
+    public var collectResponseSizes = false
     /// Collect `TrafficReport.timeline` (the HTML report's waterfall and bytes over time); off by default, as
     /// it costs a dictionary update per record.
     public var collectTimeline = false

@@ -1,4 +1,3 @@
-import TrafficSpool
 /// The byte form of a group in a `RecordSpool` (when a report has more groups than `groupsInMemory`): the
 /// key's hash (8 bytes, little-endian), the key (`GroupKeyBytes`), then the totals: a mask of the sums that
 /// are not zero (an unsigned varint, bit `i` for sum `i` of `GroupTotals.store(into:)`) and those sums as

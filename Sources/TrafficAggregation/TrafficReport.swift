@@ -1,4 +1,3 @@
-import TrafficSpool
 
 /// The result of `traffic analyze`: per-group totals, optionally every record, and a summary.
 public struct TrafficReport: Sendable {

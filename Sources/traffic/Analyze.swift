@@ -119,6 +119,7 @@ struct Analyze: ParsableCommand {
         options.analysis.verifyChecksums = checksums.verifyChecksums
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html
+        options.collectResponseSizes = output.format == .html
         options.timelineEventLimit = timelineMessages
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport

@@ -1,5 +1,4 @@
 @testable import TrafficAggregation
-import TrafficSpool
 import Testing
 import TrafficTestSupport
 @testable import TrafficAnalysis

@@ -1,5 +1,4 @@
 @testable import TrafficAggregation
-import TrafficSpool
 import Foundation
 import Testing
 import TrafficAnalysis

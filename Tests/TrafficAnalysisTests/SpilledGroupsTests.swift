@@ -1,5 +1,4 @@
 @testable import TrafficAggregation
-import TrafficSpool
 import TrafficSessions
 import Foundation
 import Testing

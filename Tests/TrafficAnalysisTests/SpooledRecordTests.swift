@@ -1,4 +1,3 @@
-import TrafficSpool
 import Testing
 import TrafficCapture
 import TrafficHTTP

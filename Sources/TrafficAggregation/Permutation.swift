@@ -3,7 +3,7 @@ package enum Permutation {
     /// Reorders `rows` in place so that `rows[i]` becomes the old `rows[source[i]]` (following the
     /// permutation's cycles: one row moved at a time, no second array of rows). Rows are moved as bytes:
     /// assigning them would retain and release every key and total once per move.
-    @inlinable package static func apply<Row>(_ rows: inout [Row], by source: [Int]) {
+    package static func apply<Row>(_ rows: inout [Row], by source: [Int]) {
         precondition(source.count == rows.count, "a permutation of every row")
         var source = source
         rows.withUnsafeMutableBufferPointer { buffer in

@@ -1,3 +1,4 @@
+@testable import TrafficAggregation
 import Testing
 import TrafficCapture
 import TrafficHTTP

@@ -21,15 +21,7 @@ extension CheckReport {
         }
         html.raw("</p>\n</header>\n")
         let notes = runNotes
-        if !notes.isEmpty {
-            html.raw("<ul class=\"note\">")
-            for note in notes {
-                html.raw("<li>")
-                html.text(note)
-                html.raw("</li>")
-            }
-            html.raw("</ul>\n")
-        }
+        html.notes(notes)
         if verdict && !outcome.passed { failures(into: &html) }
         if outcome.baselineName != nil { changes(into: &html) }
         if !outcome.budgets.isEmpty { budgets(into: &html) }

@@ -27,6 +27,18 @@ package struct HTMLBuffer {
 
     package mutating func int(_ value: Int) { bytes.appendDecimal(value) }
 
+    /// The notes under a page's header (damage, scope, what was compared), one list item each; nothing when empty.
+    package mutating func notes(_ notes: [String]) {
+        guard !notes.isEmpty else { return }
+        raw("<ul class=\"note\">")
+        for note in notes {
+            raw("<li>")
+            text(note)
+            raw("</li>")
+        }
+        raw("</ul>\n")
+    }
+
     /// A number with at most two decimals (SVG coordinates).
     package mutating func number(_ value: Double) {
         guard value.isFinite else { return bytes.append(UInt8(ascii: "0")) }

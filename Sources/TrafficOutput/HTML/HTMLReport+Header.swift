@@ -35,15 +35,7 @@ extension HTMLReport {
         if s.decodeErrors > 0 { notes.append("\(s.decodeErrors) bodies could not be decoded") }
         for note in s.scopeNotes { notes.append("not analysed: " + note.message) }
         for capture in report.captures { if let damage = capture.damage { notes.append("\(capture.path): \(damage.reason) at byte \(damage.offset)") } }
-        if !notes.isEmpty {
-            html.raw("<ul class=\"note\">")
-            for note in notes {
-                html.raw("<li>")
-                html.text(note)
-                html.raw("</li>")
-            }
-            html.raw("</ul>\n")
-        }
+        html.notes(notes)
         html.raw("</section>\n")
     }
 

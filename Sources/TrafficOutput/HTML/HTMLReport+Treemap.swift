@@ -97,14 +97,8 @@ extension HTMLReport {
         let name = label == host || label.hasPrefix(host + " ") ? label : host + " " + label
         let tip = name + ": \(t.totalBytes) bytes (request \(t.request.bytes), response "
             + "\(t.response.bytes)); \(t.requests) requests; headers and cookies \(Int((share * 100).rounded())) %"
-        html.raw("<rect class=\"tm-leaf\" tabindex=\"0\" x=\"")
-        html.number(rect.x)
-        html.raw("\" y=\"")
-        html.number(rect.y)
-        html.raw("\" width=\"")
-        html.number(rect.width)
-        html.raw("\" height=\"")
-        html.number(rect.height)
+        html.raw("<rect class=\"tm-leaf\" tabindex=\"0\"")
+        Self.geometry(rect, into: &html)
         html.raw("\" fill=\"\(HTMLPage.headerShareColor(share))\" data-bytes=\"")
         html.int(t.totalBytes)
         html.raw("\" data-tip=\"")
@@ -139,7 +133,14 @@ extension HTMLReport {
     /// The outline of a host over its leaves, with its name when it fits.
     private func frame(_ rect: Treemap.Rect, label: String, into html: inout HTMLBuffer) {
         guard rect.area > 0 else { return }
-        html.raw("<rect class=\"tm-host-frame\" x=\"")
+        html.raw("<rect class=\"tm-host-frame\"")
+        Self.geometry(rect, into: &html)
+        html.raw("\"/>\n")
+    }
+
+    /// ` x="…" y="…" width="…" height="…`: a rectangle's attributes, the last one left open for what follows.
+    private static func geometry(_ rect: Treemap.Rect, into html: inout HTMLBuffer) {
+        html.raw(" x=\"")
         html.number(rect.x)
         html.raw("\" y=\"")
         html.number(rect.y)
@@ -147,6 +148,5 @@ extension HTMLReport {
         html.number(rect.width)
         html.raw("\" height=\"")
         html.number(rect.height)
-        html.raw("\"/>\n")
     }
 }

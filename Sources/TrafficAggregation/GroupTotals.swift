@@ -60,18 +60,16 @@ public struct SideTotals: Sendable, Equatable {
         bodyBytes &+= record.bodyBytes
         encodedBodyBytes &+= record.encodedBodyBytes
         // The rare sums are zero for almost every record: one test instead of five reads and writes of them.
-        // Read field by field here: `RecordOverhead(of:)` lives in the session layer, and a call into another
-        // module with the record as argument copied the whole record (a retain per string) for every record.
+        // (Not through a `RecordOverhead` made from the record: a call into the session layer with the record
+        // as argument copied the whole record, a retain per string, for every record.)
         let tunnel = record.tunnelBytes, handshake = record.handshakeBytes, teardown = record.teardownBytes
         let packets = record.packetOverheadBytes, retransmitted = record.retransmittedBytes
         if tunnel | handshake | teardown | packets | retransmitted != 0 {
-            var overhead = RecordOverhead()
-            overhead.tunnelBytes = tunnel
-            overhead.handshakeBytes = handshake
-            overhead.teardownBytes = teardown
-            overhead.packetOverheadBytes = packets
-            overhead.retransmittedBytes = retransmitted
-            add(overhead)
+            tunnelBytes &+= tunnel
+            handshakeBytes &+= handshake
+            teardownBytes &+= teardown
+            packetOverheadBytes &+= packets
+            retransmittedBytes &+= retransmitted
         }
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded

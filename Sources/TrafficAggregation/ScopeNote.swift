@@ -16,33 +16,28 @@ extension ReportSummary {
     /// What was seen and not analysed, most important first.
     public var scopeNotes: [ScopeNote] {
         var notes: [ScopeNote] = []
-        if tlsConnections > tlsDecrypted {
-            let count = tlsConnections - tlsDecrypted
-            let http2 = tlsHTTP2Connections > 0 ? ", \(tlsHTTP2Connections) of them HTTP/2 by ALPN" : ""
-            notes.append(ScopeNote(
-                kind: "tls", count: count, unit: "connections",
-                message: "\(plural(count, "TLS connection")): not decrypted (HTTPS decryption is not supported "
-                    + "yet\(http2)); \(count == 1 ? "its" : "their") bytes are counted per server in (tls) rows"))
+        /// A note when `count` is not zero; `message` is given the count's pronoun (`its`/`their`).
+        func note(_ kind: String, _ count: Int, _ unit: String, _ message: (_ its: String) -> String) {
+            if count > 0 { notes.append(ScopeNote(kind: kind, count: count, unit: unit, message: message(count == 1 ? "its" : "their"))) }
         }
-        if http2Connections > 0 {
-            notes.append(ScopeNote(
-                kind: "http2", count: http2Connections, unit: "connections",
-                message: "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") "
-                    + "cleartext HTTP/2 (h2c): not analysed; their bytes are counted as non-HTTP or tunnelled"))
+        let encrypted = tlsConnections - tlsDecrypted
+        let http2 = tlsHTTP2Connections > 0 ? ", \(tlsHTTP2Connections) of them HTTP/2 by ALPN" : ""
+        note("tls", encrypted, "connections") {
+            "\(plural(encrypted, "TLS connection")): not decrypted (HTTPS decryption is not supported yet\(http2)); "
+                + "\($0) bytes are counted per server in (tls) rows"
         }
-        if otherProtocolConnections > 0 {
-            notes.append(ScopeNote(
-                kind: "other_tcp", count: otherProtocolConnections, unit: "connections",
-                message: "\(plural(otherProtocolConnections, "TCP connection")) "
-                    + "\(otherProtocolConnections == 1 ? "carries" : "carry") neither HTTP nor TLS: not analysed; "
-                    + "\(otherProtocolConnections == 1 ? "its" : "their") bytes are counted as non-HTTP"))
+        note("http2", http2Connections, "connections") {
+            "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") cleartext HTTP/2 "
+                + "(h2c): not analysed; \($0) bytes are counted as non-HTTP or tunnelled"
+        }
+        note("other_tcp", otherProtocolConnections, "connections") {
+            "\(plural(otherProtocolConnections, "TCP connection")) \(otherProtocolConnections == 1 ? "carries" : "carry") "
+                + "neither HTTP nor TLS: not analysed; \($0) bytes are counted as non-HTTP"
         }
         // Undecodable frames have a warning of their own.
-        if otherProtocolPackets > 0 {
-            notes.append(ScopeNote(
-                kind: "non_tcp", count: otherProtocolPackets, unit: "packets",
-                message: "\(plural(otherProtocolPackets, "packet")) \(otherProtocolPackets == 1 ? "is" : "are") not TCP "
-                    + "(UDP such as DNS or QUIC/HTTP/3, ICMP, ARP, …): not analysed"))
+        note("non_tcp", otherProtocolPackets, "packets") { _ in
+            "\(plural(otherProtocolPackets, "packet")) \(otherProtocolPackets == 1 ? "is" : "are") not TCP "
+                + "(UDP such as DNS or QUIC/HTTP/3, ICMP, ARP, …): not analysed"
         }
         return notes
     }

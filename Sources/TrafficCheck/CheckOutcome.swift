@@ -97,9 +97,9 @@ public struct CheckOutcome: Sendable {
 
     /// `Compared 5 endpoints; 1 new, 0 missing, 1 not compared (a message cut short)`.
     public var comparisonLine: String {
-        var text = "Compared \(plural(comparedCount, "endpoint"))"
+        var text: String
         if baselineName != nil {
-            text += "; \(newCount) new, \(missingCount) missing"
+            text = "Compared \(plural(comparedCount, "endpoint")); \(newCount) new, \(missingCount) missing"
             if incompleteCount > 0 { text += ", \(incompleteCount) not compared (a message cut short)" }
         } else {
             text = "Checked \(plural(Set(budgets.map(\.keys)).count, "endpoint")) against the budget"

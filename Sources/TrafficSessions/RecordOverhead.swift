@@ -9,15 +9,6 @@ package struct RecordOverhead {
 
     package init() {}
 
-    /// The overhead a record carries already.
-    package init(of record: MessageRecord) {
-        tunnelBytes = record.tunnelBytes
-        handshakeBytes = record.handshakeBytes
-        teardownBytes = record.teardownBytes
-        packetOverheadBytes = record.packetOverheadBytes
-        retransmittedBytes = record.retransmittedBytes
-    }
-
     package var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
 
     /// Adds these bytes to the record's own fields.

@@ -58,7 +58,10 @@ build: build-deps
 run: build
 	.build/release/traffic analyze $(SAMPLE)
 
+# check-imports: an import of a target that is not a dependency builds only when SwiftPM's parallel build happens
+# to order it first (a clean checkout failed CI where the incremental build passed); it is caught here instead.
 test: deps
+	python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -108,7 +108,9 @@ let package = Package(
                 "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficTestSupport",
             ]),
         .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficSessions", "TrafficTestSupport"]),
-        .testTarget(name: "TrafficSessionsTests", dependencies: ["TrafficSessions", "TrafficHTTP"]),
+        .testTarget(
+            name: "TrafficSessionsTests",
+            dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),
         .testTarget(
             name: "TrafficAnalysisTests",
             dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficSessions", "TrafficTestSupport"]),

@@ -1,4 +1,3 @@
-import TrafficAggregation
 import Testing
 import TrafficCapture
 import TrafficHTTP

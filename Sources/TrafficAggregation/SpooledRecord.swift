@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 33
+    package static let fieldCount = 36
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -58,8 +58,11 @@ package enum SpooledRecord {
         bytes.spool(r.packetOverheadBytes)
         bytes.spool(r.retransmittedBytes)
         bytes.spool(r.tunnelBytes)
+        bytes.spool(r.tlsOverheadBytes)
+        bytes.spool(r.tlsHandshakeBytes)
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
+        bytes.spool(r.decrypted ? 1 : 0)
         bytes.spool(r.contentType)
         bytes.spool(r.contentEncoding)
         bytes.spool(r.transferEncoding)
@@ -118,7 +121,8 @@ package enum SpooledRecord {
             record.tls = tls
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
-            let tunnel = r.int(), let offset = r.int(), let segmentHeaders = r.int(),
+            let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let offset = r.int(),
+            let segmentHeaders = r.int(), let decrypted = r.int(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
             let flagCount = r.int(), flagCount >= 0
@@ -128,8 +132,11 @@ package enum SpooledRecord {
         record.packetOverheadBytes = overhead
         record.retransmittedBytes = retransmitted
         record.tunnelBytes = tunnel
+        record.tlsOverheadBytes = tlsOverhead
+        record.tlsHandshakeBytes = tlsHandshake
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
+        record.decrypted = decrypted == 1
         record.contentType = contentType
         record.contentEncoding = contentEncoding
         record.transferEncoding = transferEncoding

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficCapture
 import TrafficReassembly
 import TrafficSessions
@@ -12,6 +13,14 @@ public final class ConnectionTLSInfo {
 
     /// `decryption`: the run's secrets, to say per connection whether it decrypts.
     public init(decryption: TLSDecryptionContext? = nil) { self.decryption = decryption }
+
+    /// One per capture, sharing the secrets of the key logs and of the captures' secrets blocks.
+    public static func perCapture(
+        paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
+    ) throws(CaptureError) -> [ConnectionTLSInfo] {
+        let decryption = try TrafficAnalyzer.decryptionContext(paths: paths, keyLogPaths: keyLogPaths, warnings: &warnings)
+        return paths.map { _ in ConnectionTLSInfo(decryption: decryption) }
+    }
 
     /// A handler factory that sniffs each connection and parses TLS ones.
     public func makeHandler() -> TrafficReassemblyHandlerFactory {

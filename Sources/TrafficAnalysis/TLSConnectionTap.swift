@@ -1,5 +1,6 @@
 import TrafficAggregation
 import TrafficCapture
+import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
 import TrafficSessions

@@ -29,16 +29,14 @@ struct Connections: ParsableCommand {
         options.keyLogPaths = input.keyLogs
         options.verifyChecksums = checksums.verifyChecksums
         var warnings: [AnalysisWarning] = []
-        let decryption: TLSDecryptionContext?
+        let tls: [ConnectionTLSInfo]
         do {
-            decryption = try TrafficAnalyzer.decryptionContext(
-                paths: input.captures, keyLogPaths: input.keyLogs, warnings: &warnings)
+            tls = try ConnectionTLSInfo.perCapture(paths: input.captures, keyLogPaths: input.keyLogs, warnings: &warnings)
         } catch {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
         for warning in warnings { printError(warning.description) }
-        let tls = input.captures.map { _ in ConnectionTLSInfo(decryption: decryption) }
         let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
         var report = ConnectionsReport(analyses: analyses)
         report.tls = tls.map(\.byConnection)

@@ -34,7 +34,8 @@ public enum TLS13KeySchedule {
             parameters.hash, secret: trafficSecret, label: "key", context: [], length: parameters.keyLength)
         let iv = expandLabel(
             parameters.hash, secret: trafficSecret, label: "iv", context: [], length: parameters.fixedIVLength)
-        return TLSRecordDecryptor(checked: parameters, version: .tls13, key: key, iv: iv, macKey: [], encryptThenMAC: false)
+        return TLSRecordDecryptor(
+            checked: parameters, version: .tls13, key: key, iv: iv, macKey: [], encryptThenMAC: false)
     }
 
     /// application_traffic_secret_N+1 after a KeyUpdate (RFC 8446 §7.2: HKDF-Expand-Label(secret_N,

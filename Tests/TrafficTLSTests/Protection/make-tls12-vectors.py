@@ -244,11 +244,12 @@ for c in tls12:
     print("            records: [")
     for from_client, seq, ctype, plaintext, record, error in c.records:
         err = f".{error}" if error else "nil"
+        comma = "," if len(c.records) > 1 else ""  # as swift-format leaves a one-element list
         print(f"                TLSVectorRecord(")
-        print(f"                    fromClient: {'true' if from_client else 'false'}, sequence: {seq}, "
+        print(f"                    fromClient: {'true' if from_client else 'false'}, sequence: {seq:_}, "
               f"contentType: {ctype}, error: {err},")
         print(f"                    plaintext: {wrap(plaintext, 24)},")
-        print(f"                    record: {wrap(record, 24)}),")
+        print(f"                    record: {wrap(record, 24)}){comma}")
     print("            ]),")
 print("    ]")
 print("}")
@@ -265,10 +266,11 @@ for c in tls13:
     print(f"            key: {hx(c.key)}, iv: {hx(c.iv)},")
     print("            records: [")
     for seq, ctype, content, record in c.records:
+        comma = "," if len(c.records) > 1 else ""
         print(f"                TLSVectorRecord(")
-        print(f"                    fromClient: true, sequence: {seq}, contentType: {ctype}, error: nil,")
+        print(f"                    fromClient: true, sequence: {seq:_}, contentType: {ctype}, error: nil,")
         print(f"                    plaintext: {wrap(content, 24)},")
-        print(f"                    record: {wrap(record, 24)}),")
+        print(f"                    record: {wrap(record, 24)}){comma}")
     print("            ]),")
 print("    ]")
 print("}")

@@ -30,6 +30,8 @@ public enum TLS12KeySchedule {
     /// server key, client IV, server IV, from PRF(master_secret, "key expansion", server_random ‖ client_random).
     /// `version` is .tls12 or .tls11 (the PRF differs); `encryptThenMAC` is the RFC 7366 extension as both
     /// hellos negotiated it (it changes CBC records only). Both decryptors start at sequence number 0.
+    /// `parameters` must be `TLSCipherParameters(suite:version:)` of this same `version` (a precondition); the
+    /// secrets may have any length — wrong ones give keys that fail to authenticate.
     public static func decryptors(
         parameters: TLSCipherParameters, version: TLSVersion, masterSecret: [UInt8],
         clientRandom: [UInt8], serverRandom: [UInt8], encryptThenMAC: Bool

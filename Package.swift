@@ -122,7 +122,9 @@ let package = Package(
             dependencies: [
                 "TrafficTLS", "TrafficSessions", "TrafficTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]),
+            ],
+            // The generator of Protection/TLSProtectionVectors.swift.
+            exclude: ["Protection/make-tls12-vectors.py"]),
         .testTarget(
             name: "TrafficSessionsTests",
             dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),

@@ -15,8 +15,8 @@ public enum TLS12KeySchedule {
         }
     }
 
-    /// The TLS 1.0/1.1 PRF (RFC 4346 §5): P_MD5(S1, label ‖ seed) ⊕ P_SHA1(S2, label ‖ seed), where S1 and S2 are
-    /// the first and last ⌈n/2⌉ bytes of the secret (sharing the middle byte when n is odd).
+    /// The TLS 1.0/1.1 PRF (RFC 4346 §5): P_MD5(S1, label ‖ seed) ⊕ P_SHA1(S2, label ‖ seed), where S1 and S2
+    /// are the first and last ⌈n/2⌉ bytes of the secret (sharing the middle byte when n is odd).
     public static func legacyPRF(secret: [UInt8], label: String, seed: [UInt8], count: Int) -> [UInt8] {
         let labelAndSeed = Array(label.utf8) + seed
         let half = (secret.count + 1) / 2
@@ -30,6 +30,8 @@ public enum TLS12KeySchedule {
     /// server key, client IV, server IV, from PRF(master_secret, "key expansion", server_random ‖ client_random).
     /// `version` is .tls12 or .tls11 (the PRF differs); `encryptThenMAC` is the RFC 7366 extension as both
     /// hellos negotiated it (it changes CBC records only). Both decryptors start at sequence number 0.
+    /// `parameters` must be `TLSCipherParameters(suite:version:)` of this same `version` (a precondition); the
+    /// secrets may have any length — wrong ones give keys that fail to authenticate.
     public static func decryptors(
         parameters: TLSCipherParameters, version: TLSVersion, masterSecret: [UInt8],
         clientRandom: [UInt8], serverRandom: [UInt8], encryptThenMAC: Bool
@@ -46,9 +48,12 @@ public enum TLS12KeySchedule {
             defer { offset += length }
             return Array(block[offset..<offset + length])
         }
-        let clientMAC = take(p.macKeyLength), serverMAC = take(p.macKeyLength)
-        let clientKey = take(p.keyLength), serverKey = take(p.keyLength)
-        let clientIV = take(p.fixedIVLength), serverIV = take(p.fixedIVLength)
+        let clientMAC = take(p.macKeyLength)
+        let serverMAC = take(p.macKeyLength)
+        let clientKey = take(p.keyLength)
+        let serverKey = take(p.keyLength)
+        let clientIV = take(p.fixedIVLength)
+        let serverIV = take(p.fixedIVLength)
         return (
             TLSRecordDecryptor(
                 checked: p, version: version, key: clientKey, iv: clientIV, macKey: clientMAC,

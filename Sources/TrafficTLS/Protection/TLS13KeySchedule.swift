@@ -28,13 +28,15 @@ public enum TLS13KeySchedule {
 
     /// A decryptor for one direction from a traffic secret (RFC 8446 §7.3: key = "key", iv = "iv", empty
     /// context), at sequence number 0. The secret is used as given, whatever its length: a key log line with a
-    /// secret of the wrong size gives keys that fail to authenticate, not a trap.
+    /// secret of the wrong size gives keys that fail to authenticate, not a trap. `parameters` must be
+    /// `TLSCipherParameters(suite:version: .tls13)` (a precondition).
     public static func decryptor(parameters: TLSCipherParameters, trafficSecret: [UInt8]) -> TLSRecordDecryptor {
         let key = expandLabel(
             parameters.hash, secret: trafficSecret, label: "key", context: [], length: parameters.keyLength)
         let iv = expandLabel(
             parameters.hash, secret: trafficSecret, label: "iv", context: [], length: parameters.fixedIVLength)
-        return TLSRecordDecryptor(checked: parameters, version: .tls13, key: key, iv: iv, macKey: [], encryptThenMAC: false)
+        return TLSRecordDecryptor(
+            checked: parameters, version: .tls13, key: key, iv: iv, macKey: [], encryptThenMAC: false)
     }
 
     /// application_traffic_secret_N+1 after a KeyUpdate (RFC 8446 §7.2: HKDF-Expand-Label(secret_N,

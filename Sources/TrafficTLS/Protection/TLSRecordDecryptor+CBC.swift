@@ -3,17 +3,17 @@ import _CryptoExtras
 
 // swift-crypto's AES-CBC returns `Data`; this file reads it and copies the content out.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension TLSRecordDecryptor {
     static let blockSize = 16
 
     /// TLS 1.1/1.2 CBC (RFC 5246 §6.2.3.2): fragment = IV(16) ‖ E(content ‖ MAC ‖ padding ‖ padding_length).
-    /// With encrypt_then_mac (RFC 7366 §3): fragment = IV ‖ E(content ‖ padding ‖ padding_length) ‖ MAC, the MAC
-    /// over seq ‖ type ‖ version ‖ length(IV + ciphertext) ‖ IV ‖ ciphertext, verified before decrypting.
+    /// With encrypt_then_mac (RFC 7366 §3): fragment = IV ‖ E(content ‖ padding ‖ padding_length) ‖ MAC, the
+    /// MAC over seq ‖ type ‖ version ‖ length(IV + ciphertext) ‖ IV ‖ ciphertext, verified before decrypting.
     func openCBC(
         header: (UInt8, UInt8, UInt8, UInt8, UInt8), fragment: UnsafeRawBufferPointer, sequence: UInt64,
         appendingTo plaintext: inout [UInt8]
@@ -97,8 +97,8 @@ extension TLSRecordDecryptor {
         }
     }
 
-    /// Whether `received` is HMAC(mac key, seq ‖ type ‖ version ‖ length ‖ content) (RFC 5246 §6.2.3.1), compared
-    /// by swift-crypto (in constant time, though nothing here needs it).
+    /// Whether `received` is HMAC(mac key, seq ‖ type ‖ version ‖ length ‖ content) (RFC 5246 §6.2.3.1),
+    /// compared by swift-crypto (in constant time, though nothing here needs it).
     func macMatches(
         _ received: UnsafeRawBufferPointer, sequence: UInt64, type: UInt8, version: (UInt8, UInt8), length: Int,
         content: UnsafeRawBufferPointer

@@ -2,9 +2,9 @@ import Crypto
 import _CryptoExtras
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension TLSRecordDecryptor {
@@ -108,7 +108,8 @@ extension TLSRecordDecryptor {
         do {
             switch parameters.cipher {
             case .aes128GCM, .aes256GCM:
-                let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce), authenticating: aad)
+                let box = try AES.GCM.seal(
+                    plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce), authenticating: aad)
                 return Array(box.ciphertext) + Array(box.tag)
             case .chacha20Poly1305:
                 let box = try ChaChaPoly.seal(
@@ -124,7 +125,8 @@ extension TLSRecordDecryptor {
 
     static func defaultRecordIV(sequence: UInt64, length: Int) -> [UInt8] {
         guard length > 0 else { return [] }
-        return [UInt8](repeating: 0, count: length - 8) + (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
+        return [UInt8](repeating: 0, count: length - 8)
+            + (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
     }
 
     static func u16(_ value: Int) -> [UInt8] {

@@ -2,9 +2,9 @@ import Crypto
 
 // swift-crypto hands plaintext back as `Data`; this file reads it and copies it out into the caller's buffer.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Record protection of one direction of one connection, in one key epoch; a value type.

@@ -78,7 +78,8 @@ final class TLSConnectionTap: SessionStage {
         case .decryptFailed: builder.summary.tlsDecryptFailed += 1
         case .unsupportedCipher: builder.summary.tlsUnsupportedCipher += 1
         }
-        if let decryptor, let http = childLookup() {
+        // A child is made when keys are found; it holds the connection only if a record verified with them.
+        if let decryptor, outcome == .decrypted, let http = childLookup() {
             builder.summary.tlsFailedRecords += decryptor.failedRecordCount
             builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
             for direction in Direction.allCases {

@@ -63,6 +63,10 @@ final class TLSConnectionTap: SessionStage {
 
     func finish(time: CaptureTime) {
         if !parser.isFinished { parser.finish(time: time) }
+        if let decryptor, let http = childLookup() {
+            http.segmentHeadersBelow = [decryptor.pendingOverheadBytes(.clientToServer),
+                                        decryptor.pendingOverheadBytes(.serverToClient)]
+        }
         decryptor?.finish(time: time)
     }
 

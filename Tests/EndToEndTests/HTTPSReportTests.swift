@@ -111,8 +111,8 @@ import Testing
         #expect(result.stderr.contains("1 of 1 TLS connection not decrypted: 1 no key; give the secrets with --keylog FILE"))
     }
 
-    @Test(arguments: [("samples/https-v12-aes128gcm.pcap", "samples/https-v12-aes128gcm.wrong.keys"),
-                      ("samples/https-v13-aes128gcm.pcap", "samples/https-v13-aes128gcm.wrong.keys")])
+    /// The key log's master secret has one digit changed (samples/README.md): no record verifies.
+    @Test(arguments: [("samples/https-v12-aes128gcm.pcap", "samples/https-v12-aes128gcm.wrong.keys")])
     func wrongSecretsAreDecryptFailed(capture: String, keys: String) throws {
         guard FileManager.default.fileExists(atPath: Harness.packageRoot.appendingPathComponent(keys).path) else { return }
         let result = try Harness.run(["analyze", "--format", "json", "--messages", capture, "--keylog", keys])
@@ -123,6 +123,25 @@ import Testing
         let messages = try #require(json["messages"] as? [[String: Any]])
         #expect(messages.allSatisfy { ($0["flags"] as? [String])?.contains("decrypt_failed") == true })
         #expect(result.stderr.contains("not decrypted: 1 decrypt_failed"))
+    }
+
+    /// Only SERVER_TRAFFIC_SECRET_0 is wrong: the handshake and the client's side decrypt; the server's 5 records
+    /// after its Finished do not (keylogs.csv), and the responses they held are missing, not invented.
+    @Test func aWrongSecretForOneDirectionLosesOnlyItsRecords() throws {
+        let result = try Harness.run(["analyze", "--format", "json", "--messages", "samples/https-v13-aes128gcm.pcap",
+                                      "--keylog", "samples/https-v13-aes128gcm.wrong.keys"])
+        #expect(result.status == 0)
+        let json = try Harness.json(result.stdout)
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["tls_decrypted"] as? Int == 1)
+        #expect(summary["tls_failed_records"] as? Int == 5)
+        #expect(result.stderr.contains("5 TLS records of decrypted connections did not verify"))
+        let messages = try #require(json["messages"] as? [[String: Any]])
+        let expected = try Self.expected(Self.samples.first { $0.file == "samples/https-v13-aes128gcm.pcap" }!, "messages.tshark.csv")
+        // The requests are all there, exactly.
+        let requests = messages.filter { $0["kind"] as? String == "request" }
+        #expect(requests.map { $0["transfer_bytes"] as? Int } == expected.filter { $0["kind"] == "request" }.map { Int($0["transfer_bytes"]!) })
+        #expect(messages.filter { $0["kind"] as? String == "response" }.allSatisfy { ($0["transfer_bytes"] as? Int ?? 0) == 0 })
     }
 
     @Test func keysForOtherConnectionsAreNoKey() throws {

@@ -96,7 +96,6 @@ enum Harness {
     }
 
     /// Capture files in samples/ and the name of their expected folder: dots become dashes, `-pcap` at the end goes.
-    /// The https-* samples are left out until `--keylog` lands: their messages.tshark.csv needs the key log.
     static func sampleCaptures() -> [(file: String, expected: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
         return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }

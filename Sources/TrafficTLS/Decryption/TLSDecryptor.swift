@@ -89,6 +89,11 @@ public final class TLSDecryptor {
 
     public func accounting(_ direction: Direction) -> Accounting { sides[direction.rawValue].accounting }
 
+    /// TCP/IP header bytes of `direction` that no application data carried to the child yet: the segments of
+    /// records after the last application data (a close_notify alert, a ticket); the child's last message of
+    /// the direction takes them, as a cleartext stage's trailing segments go.
+    public func pendingOverheadBytes(_ direction: Direction) -> Int { sides[direction.rawValue].pendingOverhead }
+
     // MARK: Streams
 
     public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {

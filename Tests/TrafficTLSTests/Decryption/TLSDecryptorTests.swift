@@ -318,6 +318,62 @@ import TrafficSessions
         #expect(context.sessions.masterSecret(TLSSessionCache.sessionIDKey(.init(repeating: 0x55, count: 32))) == Self.master12)
     }
 
+    /// A record header announcing more than 2^14 + 2048 bytes (RFC 5246 §6.2.3) ends decryption of that
+    /// direction: its bytes are undecrypted, nothing traps, and the other direction goes on.
+    @Test func anOversizedRecordEndsTheDirection() throws {
+        var steps = Self.conversation13(requests: Self.requests, responses: Self.responses)
+        steps.insert(.server([23, 3, 3, 0x48, 0x01] + .init(repeating: 0, count: 100)), at: 4)
+        let run = Self.run(steps, keyLog: Self.keyLog(Self.secrets13.map { ($0.key, $0.value) }))
+        let child = try #require(run.child)
+        #expect(child.received[0] == Self.requests.flatMap { $0 })
+        #expect(child.received[1].isEmpty)
+        Self.expectConserved(run)
+    }
+
+    /// Damage anywhere: bytes flipped, cut into pieces of any size, gaps. The decryptor never traps, every byte of
+    /// a direction is in exactly one bucket, and what reaches the child is a prefix-closed part of the plaintext
+    /// (never bytes that were not sent).
+    @Test func damageNeverTrapsAndConserves() {
+        var state: UInt64 = 0x9e37_79b9_7f4a_7c15
+        func next(_ bound: Int) -> Int {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        let clean = Self.conversation13(requests: Self.requests, responses: Self.responses)
+        let log = Self.keyLog(Self.secrets13.map { ($0.key, $0.value) })
+        for round in 0..<300 {
+            var steps: [TLSStep] = []
+            for step in clean {
+                switch step {
+                case .client(var bytes), .server(var bytes):
+                    if next(3) == 0, !bytes.isEmpty { bytes[next(bytes.count)] ^= UInt8(1 + next(255)) }
+                    let direction: Direction = if case .client = step { .clientToServer } else { .serverToClient }
+                    if next(5) == 0, bytes.count > 2 {
+                        let cut = 1 + next(bytes.count - 1)
+                        let hole = min(bytes.count - cut, 1 + next(40))
+                        let head = Array(bytes[..<cut]), tail = Array(bytes[(cut + hole)...])
+                        steps.append(direction == .clientToServer ? .client(head) : .server(head))
+                        steps.append(.gap(direction, hole))
+                        if !tail.isEmpty { steps.append(direction == .clientToServer ? .client(tail) : .server(tail)) }
+                    } else {
+                        steps.append(direction == .clientToServer ? .client(bytes) : .server(bytes))
+                    }
+                case .gap: steps.append(step)
+                }
+            }
+            let run = Self.run(steps, keyLog: log, chunk: 1 + next(60))
+            Self.expectConserved(run, "round \(round)")
+            if let child = run.child {
+                for (d, sent) in [Self.requests.flatMap { $0 }, Self.responses.flatMap { $0 }].enumerated() {
+                    #expect(child.received[d].count + child.skipped[d] <= sent.count + 64, "round \(round)")
+                }
+            }
+        }
+    }
+
     @Test func keyLogLinesInAnyFormParse() {
         let text = """
             # a comment

@@ -9,6 +9,9 @@ public struct ReportOptions: Sendable {
     public var pathGlob: String?
     /// Keep every record for `--messages`.
     public var keepMessages = false
+    /// Keep each message's head as sent in its record (`MessageRecord.head`), for HAR's headers and cookies;
+    /// with `keepMessages`. Off by default: the parser then copies no header bytes.
+    public var keepHeads = false
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
     /// not grow with the capture (a run of 16384 records is a few MiB).
     public var messageRunLength = 16_384

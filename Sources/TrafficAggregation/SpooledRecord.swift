@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 33
+    package static let fieldCount = 37
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -60,6 +60,17 @@ package enum SpooledRecord {
         bytes.spool(r.tunnelBytes)
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
+        bytes.spool(Int(r.lastByteTime.nanoseconds))
+        for span in [r.connect, r.tlsHandshake] {
+            if let span {
+                bytes.spool(1)
+                bytes.spool(Int(span.start.nanoseconds))
+                bytes.spool(Int(span.end.nanoseconds))
+            } else {
+                bytes.spool(0)
+            }
+        }
+        bytes.spool(bytes: r.head)
         bytes.spool(r.contentType)
         bytes.spool(r.contentEncoding)
         bytes.spool(r.transferEncoding)
@@ -118,7 +129,8 @@ package enum SpooledRecord {
             record.tls = tls
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
-            let tunnel = r.int(), let offset = r.int(), let segmentHeaders = r.int(),
+            let tunnel = r.int(), let offset = r.int(), let segmentHeaders = r.int(), let lastByte = r.int(),
+            let connect = Self.span(&r), let tlsHandshake = Self.span(&r), let head = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
             let flagCount = r.int(), flagCount >= 0
@@ -130,6 +142,10 @@ package enum SpooledRecord {
         record.tunnelBytes = tunnel
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
+        record.lastByteTime = CaptureTime(nanoseconds: Int64(lastByte))
+        record.connect = connect
+        record.tlsHandshake = tlsHandshake
+        record.head = head
         record.contentType = contentType
         record.contentEncoding = contentEncoding
         record.transferEncoding = transferEncoding
@@ -141,5 +157,14 @@ package enum SpooledRecord {
             record.flags.append(flag)
         }
         return r.position == bytes.count ? (capture, record) : nil
+    }
+
+    /// An optional time span as `append` writes it: nil when damaged, .some(nil) when absent.
+    private static func span(_ r: inout SpoolReader) -> MessageRecord.TimeSpan?? {
+        guard let present = r.int() else { return nil }
+        if present == 0 { return .some(nil) }
+        guard let start = r.int(), let end = r.int() else { return nil }
+        return .some(MessageRecord.TimeSpan(
+            start: CaptureTime(nanoseconds: Int64(start)), end: CaptureTime(nanoseconds: Int64(end))))
     }
 }

@@ -19,6 +19,8 @@ final class HTTPConnectionTap: SessionStage {
     private var counts: [HTTPByteCounts] = []
     /// Only groups by method or status and record listings show what the joiner fills in.
     private let joins: Bool
+    /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`).
+    private var connect: MessageRecord.TimeSpan?
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
          overhead: OverheadOptions, limits: HTTPLimits) {
@@ -31,16 +33,31 @@ final class HTTPConnectionTap: SessionStage {
         // The tap owns the parser, which owns this closure: self outlives every call (no checked unowned
         // reference per record).
         let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned(unsafe) self] record in
-            records.emitted(record)
-            guard joins else {
-                records.take(record)
-                return
+            // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
+            if record.index == 1, let connect = self.connect {
+                var first = record
+                first.connect = connect
+                self.deliver(first)
+            } else {
+                self.deliver(record)
             }
-            var batch: [MessageRecord] = []
-            joiner.add(record) { batch.append($0) }
-            records.take(batch)
         }
         self.parser = Unmanaged.passRetained(parser)
+    }
+
+    private func deliver(_ record: MessageRecord) {
+        records.emitted(record)
+        guard joins else {
+            records.take(record)
+            return
+        }
+        var batch: [MessageRecord] = []
+        joiner.add(record) { batch.append($0) }
+        records.take(batch)
+    }
+
+    func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
+        connect = MessageRecord.TimeSpan(start: syn, end: ack)
     }
 
     deinit { parser?.release() }

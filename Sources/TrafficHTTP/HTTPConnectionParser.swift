@@ -143,12 +143,16 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             switch parser.parse(bytes, from: &offset, time: segment.time) {
             case .needMore:
                 parser.headerShare += share(upTo: bytes.count)
+                // The message in progress has bytes up to here (HAR `send`/`receive`, `last_byte_time`).
+                if parser.inMessage { parser.record.lastByteTime = segment.time }
                 return
             case .head:
                 parser.headerShare += share(upTo: offset)
+                parser.record.lastByteTime = segment.time
                 headCompleted(direction)
             case .message:
                 parser.headerShare += share(upTo: offset)
+                parser.record.lastByteTime = segment.time
                 messageCompleted(direction)
             }
         }

@@ -115,6 +115,31 @@ public struct MessageRecord: Sendable {
     /// when a segment carries parts of two messages; the analysis turns it into `packetOverheadBytes`.
     public var segmentHeaderBytes = 0
 
+    // Timings (HAR `timings`, `--messages` `first_byte_time`/`last_byte_time`); `time` is the first byte's.
+    /// A stretch of capture time, e.g. the TCP handshake.
+    public struct TimeSpan: Sendable, Equatable {
+        public var start: CaptureTime
+        public var end: CaptureTime
+        public init(start: CaptureTime, end: CaptureTime) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Capture time of the packet that completed the message's last byte (its first byte's is `time`).
+    public var lastByteTime = CaptureTime.zero
+    /// The connection's TCP handshake, SYN to the ACK completing it, on the records of its first exchange
+    /// only (HAR counts a connection's setup once): nil on later exchanges and without a captured handshake.
+    public var connect: TimeSpan?
+    /// The TLS handshake of the connection, on its first exchange, for a stage that decrypts (HAR `ssl`,
+    /// within `connect`'s end and the first request byte): nil for cleartext, which is all there is today.
+    public var tlsHandshake: TimeSpan?
+    /// The head as sent (start line, then each field line, each ended by one LF, line endings otherwise
+    /// removed), kept only when `HTTPLimits.maxKeptHeadBytes` asks for it (HAR's headers and cookies):
+    /// empty otherwise, so the default path copies no bytes. Bytes, not text: field values are not
+    /// guaranteed to be UTF-8.
+    public var head: [UInt8] = []
+
     // Description and flags
     public var contentType: String?
     public var contentEncoding: String?
@@ -164,6 +189,10 @@ public struct MessageRecord: Sendable {
         tunnelBytes = template.tunnelBytes
         streamOffset = template.streamOffset
         segmentHeaderBytes = template.segmentHeaderBytes
+        lastByteTime = template.lastByteTime
+        connect = template.connect
+        tlsHandshake = template.tlsHandshake
+        if !head.isEmpty || !template.head.isEmpty { head = template.head }
         if contentType != nil { contentType = nil }
         if contentEncoding != nil { contentEncoding = nil }
         if transferEncoding != nil { transferEncoding = nil }

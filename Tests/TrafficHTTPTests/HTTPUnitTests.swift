@@ -139,6 +139,10 @@ struct HTTPUnitTests {
     used.tunnelBytes = 11
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
+    used.lastByteTime = CaptureTime(seconds: 7, nanoseconds: 8)
+    used.connect = .init(start: CaptureTime(seconds: 1, nanoseconds: 3), end: CaptureTime(seconds: 1, nanoseconds: 4))
+    used.tlsHandshake = .init(start: CaptureTime(seconds: 1, nanoseconds: 5), end: CaptureTime(seconds: 1, nanoseconds: 6))
+    used.head = Array("GET / HTTP/1.1\nHost: a\n".utf8)
     used.contentType = "application/json; charset=utf-8"
     used.contentEncoding = "gzip"
     used.transferEncoding = "chunked"

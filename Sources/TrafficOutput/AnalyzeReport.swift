@@ -17,6 +17,8 @@ public struct AnalyzeReport {
     public var color = false
     public var top: Int?
     public var sort: SortKey = .total
+    /// `--format har` with `--overhead`: entries carry `_wire_bytes`.
+    public var harOverhead = false
 
     /// Table orderings for `--sort`.
     public enum SortKey: String, CaseIterable, Sendable {
@@ -76,6 +78,10 @@ public struct AnalyzeReport {
         switch format {
         case .json: json(chunkBytes: chunkBytes, to: write)
         case .html: HTMLReport(report: report, top: top).write(chunkBytes: chunkBytes, to: write)
+        case .har:
+            var document = HARDocument(report: report, creatorVersion: TrafficVersion.current)
+            document.overhead = harOverhead
+            document.write(chunkBytes: chunkBytes, to: write)
         case .csv:
             if listMessages { messagesCSV(chunkBytes: chunkBytes, to: write) } else { groupsCSV(chunkBytes: chunkBytes, to: write) }
         case .table:

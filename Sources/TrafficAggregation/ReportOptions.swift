@@ -32,6 +32,9 @@ public struct ReportOptions: Sendable {
     /// Keep a histogram of response sizes per group (`GroupTotals.responseSizes`: the HTML report's
     /// percentiles); off by default, as it costs an array update per response.
     public var collectResponseSizes = false
+    /// Keep a histogram of response waits per group (`GroupTotals.waits`: JSON's and CSV's `wait_median_seconds`
+    /// and `wait_p95_seconds`, the table's `--timings`); off by default, as it costs an array update per response.
+    public var collectWaits = false
     /// Collect `TrafficReport.timeline` (the HTML report's waterfall and bytes over time); off by default, as
     /// it costs a dictionary update per record.
     public var collectTimeline = false

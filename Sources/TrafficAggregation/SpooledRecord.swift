@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 37
+    package static let fieldCount = 38
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -61,6 +61,7 @@ package enum SpooledRecord {
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
         bytes.spool(Int(r.lastByteTime.nanoseconds))
+        bytes.spool(r.wait.map { Int($0.nanoseconds) })
         for span in [r.connect, r.tlsHandshake] {
             if let span {
                 bytes.spool(1)
@@ -130,6 +131,7 @@ package enum SpooledRecord {
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
             let tunnel = r.int(), let offset = r.int(), let segmentHeaders = r.int(), let lastByte = r.int(),
+            let wait = r.optionalInt(),
             let connect = Self.span(&r), let tlsHandshake = Self.span(&r), let head = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
@@ -144,6 +146,7 @@ package enum SpooledRecord {
         record.segmentHeaderBytes = segmentHeaders
         record.lastByteTime = CaptureTime(nanoseconds: Int64(lastByte))
         record.connect = connect
+        record.wait = wait.map { CaptureTime(nanoseconds: Int64($0)) }
         record.tlsHandshake = tlsHandshake
         record.head = head
         record.contentType = contentType

@@ -61,6 +61,16 @@ public struct AnalyzeReport {
 
     private static let groupKeys = groupColumns.map { JSONWriter.Key($0.name) }
 
+    /// Time columns after the byte columns (issue 29): the median and p95 of the responses' `wait` (request's
+    /// last byte to response's first), in decimal seconds; empty (null) for a group without a paired response.
+    /// Approximate (`SizeHistogram`: within 6.25 %).
+    static let waitColumns: [(name: String, quantile: Double)] = [("wait_median_seconds", 0.5), ("wait_p95_seconds", 0.95)]
+
+    /// Nanoseconds as exact decimal seconds.
+    static func seconds(_ nanoseconds: Int?) -> String? {
+        nanoseconds.map { CaptureTime(nanoseconds: Int64($0)).decimalString }
+    }
+
     public func render(_ format: OutputFormat, width: Int = 80) -> String {
         var text = ""
         write(format, width: width) { text += $0 }
@@ -99,10 +109,11 @@ public struct AnalyzeReport {
 
     func groupsCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
-        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name))
+        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name) + Self.waitColumns.map(\.name))
         for group in report.groups {
             for key in group.keys { w.cell(key) }
             for column in Self.groupColumns { w.cell(column.value(group.totals)) }
+            for column in Self.waitColumns { w.cell(Self.seconds(group.totals.waits.quantile(column.quantile)) ?? "") }
             w.endRow()
             w.flush(over: chunkBytes, to: write)
         }
@@ -205,6 +216,13 @@ public struct AnalyzeReport {
             w.beginObject()
             for (field, key) in zip(report.groupBy, group.keys) { w.field(field.columnName, key) }
             for (key, column) in zip(Self.groupKeys, Self.groupColumns) { w.field(key, column.value(group.totals)) }
+            for column in Self.waitColumns {
+                if let text = Self.seconds(group.totals.waits.quantile(column.quantile)) {
+                    w.field(column.name, raw: text)
+                } else {
+                    w.field(column.name, Int?.none)
+                }
+            }
             w.endObject()
             w.flush(over: chunkBytes, to: write)
         }

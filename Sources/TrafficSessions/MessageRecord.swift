@@ -131,6 +131,9 @@ public struct MessageRecord: Sendable {
     /// The connection's TCP handshake, SYN to the ACK completing it, on the records of its first exchange
     /// only (HAR counts a connection's setup once): nil on later exchanges and without a captured handshake.
     public var connect: TimeSpan?
+    /// On a response: its request's last byte to its own first byte (HAR `wait`; 0 when the server answered
+    /// before the request ended); nil for a response without a known request, and on requests.
+    public var wait: CaptureTime?
     /// The TLS handshake of the connection, on its first exchange, for a stage that decrypts (HAR `ssl`,
     /// within `connect`'s end and the first request byte): nil for cleartext, which is all there is today.
     public var tlsHandshake: TimeSpan?
@@ -191,6 +194,7 @@ public struct MessageRecord: Sendable {
         segmentHeaderBytes = template.segmentHeaderBytes
         lastByteTime = template.lastByteTime
         connect = template.connect
+        wait = template.wait
         tlsHandshake = template.tlsHandshake
         if !head.isEmpty || !template.head.isEmpty { head = template.head }
         if contentType != nil { contentType = nil }

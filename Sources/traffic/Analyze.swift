@@ -84,6 +84,9 @@ struct Analyze: ParsableCommand {
         valueName: "n"))
     var timelineMessages: Int = ReportOptions().timelineEventLimit
 
+    @Flag(help: "Table: add the median and p95 of each group's wait (request's last byte to response's first).")
+    var timings = false
+
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
     var noColor = false
 
@@ -126,6 +129,8 @@ struct Analyze: ParsableCommand {
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html
         options.collectResponseSizes = output.format == .html
+        // The waits' median and p95: columns of JSON and CSV, and of the table with --timings.
+        options.collectWaits = output.format == .json || output.format == .csv || (output.format == .table && timings)
         options.timelineEventLimit = timelineMessages
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport

@@ -38,6 +38,7 @@ import TrafficSessions
         full.streamOffset = 6
         full.segmentHeaderBytes = 7
         full.lastByteTime = CaptureTime(nanoseconds: -1_234_567_000_000)
+        full.wait = CaptureTime(nanoseconds: 95_000)
         full.connect = .init(start: CaptureTime(nanoseconds: 5), end: CaptureTime(nanoseconds: 1 << 61))
         full.tlsHandshake = .init(start: CaptureTime(nanoseconds: -7), end: .zero)
         // Binary-safe: a NUL, bytes that are not UTF-8, and LF-separated lines.

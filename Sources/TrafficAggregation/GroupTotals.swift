@@ -155,9 +155,10 @@ public struct GroupTotals: Sendable, Equatable {
     /// Responses' `transfer_bytes` in buckets, for approximate percentiles and the exact maximum (the HTML
     /// report's p50/p95/max). Bounded per group, merged like the sums; not part of the CSV/JSON columns.
     public var responseSizes = SizeHistogram()
-    /// Responses' `wait` in nanoseconds (request's last byte to response's first), for the median and p95 of
-    /// `wait_median_seconds`/`wait_p95_seconds` (approximate like `responseSizes`: within 6.25 %, exact below
-    /// 16 ns and at the maximum). Collected only when a report shows it (`ReportOptions.collectWaits`).
+    /// Responses' `wait` in whole microseconds, rounded to the nearest (request's last byte to response's
+    /// first; pcap's usual precision), for `wait_median_seconds`/`wait_p95_seconds`: approximate like
+    /// `responseSizes` (within 6.25 %), exact below 16 µs and at the maximum. Collected only when a report
+    /// shows it (`ReportOptions.collectWaits`).
     public var waits = SizeHistogram()
 
     public init() {}
@@ -175,7 +176,7 @@ public struct GroupTotals: Sendable, Equatable {
             responses += 1
             response.add(record)
             if sizes { responseSizes.add(record.transferBytes) }
-            if collectWaits, let wait = record.wait { waits.add(Int(wait.nanoseconds)) }
+            if collectWaits, let wait = record.wait { waits.add(Int((wait.nanoseconds + 500) / 1000)) }
         case .tls:
             // TLS bytes count on their side without being requests or responses (issue 9).
             if record.tls?.direction == "client_to_server" { request.add(record) } else { response.add(record) }

@@ -17,6 +17,8 @@ public struct AnalyzeReport {
     public var color = false
     public var top: Int?
     public var sort: SortKey = .total
+    /// `--timings`: the groups table shows the median and p95 of each group's wait.
+    public var timings = false
     /// `--format har` with `--overhead`: entries carry `_wire_bytes`.
     public var harOverhead = false
 
@@ -66,9 +68,9 @@ public struct AnalyzeReport {
     /// Approximate (`SizeHistogram`: within 6.25 %).
     static let waitColumns: [(name: String, quantile: Double)] = [("wait_median_seconds", 0.5), ("wait_p95_seconds", 0.95)]
 
-    /// Nanoseconds as exact decimal seconds.
-    static func seconds(_ nanoseconds: Int?) -> String? {
-        nanoseconds.map { CaptureTime(nanoseconds: Int64($0)).decimalString }
+    /// Microseconds (`GroupTotals.waits`' unit) as exact decimal seconds.
+    static func seconds(_ microseconds: Int?) -> String? {
+        microseconds.map { CaptureTime(nanoseconds: Int64($0) * 1000).decimalString }
     }
 
     public func render(_ format: OutputFormat, width: Int = 80) -> String {

@@ -149,6 +149,7 @@ struct Analyze: ParsableCommand {
         rendered.rowThreads = options.jobs
         rendered.sort = sort
         rendered.harOverhead = !options.overhead.isEmpty
+        rendered.timings = timings
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth

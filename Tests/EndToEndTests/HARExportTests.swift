@@ -145,6 +145,24 @@ enum HARTools {
         #expect(response["_transferSize"] as? Int == 776)
     }
 
+    /// Groups' wait statistics from the same hand count (samples/http-basic.pcap, µs after .351000): the three
+    /// /index.html exchanges wait 274 − 179 = 95, 489 − 473 = 16 and 553 − 537 = 16 µs: median (nearest rank 2
+    /// of 3) 16 µs, p95 (rank 3) 95 µs, both exact (below 16 µs buckets are exact; the maximum is kept). /search
+    /// waits 1046 − 1021 = 25 µs. JSON and CSV carry them as decimal seconds; the table with --timings in ms.
+    @Test func groupWaitStatisticsByHand() throws {
+        let json = try Harness.json(try Harness.run(["analyze", "--format", "json", "samples/http-basic.pcap"]).stdout)
+        let groups = try #require(json["groups"] as? [[String: Any]])
+        let index = try #require(groups.first { $0["path"] as? String == "/index.html" })
+        #expect((index["wait_median_seconds"] as? NSNumber)?.doubleValue == 0.000016)
+        #expect((index["wait_p95_seconds"] as? NSNumber)?.doubleValue == 0.000095)
+        let csv = Harness.csv(try Harness.run(["analyze", "--format", "csv", "samples/http-basic.pcap"]).stdout)
+        let search = try #require(csv.first { $0["path"] == "/search" })
+        #expect(search["wait_median_seconds"] == "0.000025000" && search["wait_p95_seconds"] == "0.000025000")
+        let table = try Harness.run(["analyze", "--timings", "--width", "200", "samples/http-basic.pcap"]).stdout
+        #expect(table.contains("wait p50") && table.contains("0.016 ms  0.095 ms"))
+        #expect(!(try Harness.run(["analyze", "--width", "200", "samples/http-basic.pcap"]).stdout.contains("wait p50")))
+    }
+
     /// `--format har` is for analyze only.
     @Test func connectionsRefusesHAR() throws {
         let result = try Harness.run(["connections", "--format", "har", "samples/http-basic.pcap"])

@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // AES-GCM, ChaChaPoly, HMAC and HKDF (Crypto) and AES-CBC (_CryptoExtras) for TLS record protection:
+        // no cipher or hash in this package is hand-written.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -55,7 +58,14 @@ let package = Package(
         // The session layer: protocol detection and the stream-analyzer seam that every protocol stage sits behind.
         .target(name: "TrafficSessions", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
         .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
-        .target(name: "TrafficTLS", dependencies: ["TrafficSessions"], swiftSettings: engineSettings),
+        .target(
+            name: "TrafficTLS",
+            dependencies: [
+                "TrafficSessions",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: engineSettings),
         // Aggregation: records into groups, path normalisation, the report and its summary, and the temporary
         // files of sorted runs (groups and records) it spills to. The spool format was a target of its own for a
         // while: its varint reader then stopped being inlined into group parsing (+3 % instructions), so it
@@ -107,7 +117,14 @@ let package = Package(
             dependencies: [
                 "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficTestSupport",
             ]),
-        .testTarget(name: "TrafficTLSTests", dependencies: ["TrafficTLS", "TrafficSessions", "TrafficTestSupport"]),
+        .testTarget(
+            name: "TrafficTLSTests",
+            dependencies: [
+                "TrafficTLS", "TrafficSessions", "TrafficTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // The generator of Protection/TLSProtectionVectors.swift.
+            exclude: ["Protection/make-tls12-vectors.py"]),
         .testTarget(
             name: "TrafficSessionsTests",
             dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),

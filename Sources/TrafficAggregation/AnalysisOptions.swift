@@ -9,6 +9,8 @@ public struct AnalysisOptions: Sendable {
     public var keepConnections = true
     /// Count frames whose IPv4 or TCP checksum is wrong (`--verify-checksums`).
     public var verifyChecksums = false
+    /// NSS key log files (`--keylog`) for TLS decryption; pcapng secrets blocks of the captures add to them.
+    public var keyLogPaths: [String] = []
 
     public init() {}
 }

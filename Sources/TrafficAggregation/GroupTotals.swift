@@ -23,16 +23,21 @@ public struct SideTotals: Sendable, Equatable {
     public var teardownBytes: Int { get { rare(2) } set { setRare(2, newValue) } }
     public var packetOverheadBytes: Int { get { rare(3) } set { setRare(3, newValue) } }
     public var retransmittedBytes: Int { get { rare(4) } set { setRare(4, newValue) } }
-    /// The five sums above, which stay zero without tunnels or `--overhead`: empty (8 bytes, no
-    /// allocation) until one is not, so that tens of thousands of groups do not carry 80 bytes of zeros.
+    /// Decrypted HTTPS: record-layer bytes beyond the plaintext, and (with `--overhead handshake`) the
+    /// connections' TLS handshake records.
+    public var tlsOverheadBytes: Int { get { rare(5) } set { setRare(5, newValue) } }
+    public var tlsHandshakeBytes: Int { get { rare(6) } set { setRare(6, newValue) } }
+    /// The seven sums above, which stay zero without tunnels, TLS or `--overhead`: empty (8 bytes, no
+    /// allocation) until one is not, so that tens of thousands of groups do not carry 56 bytes of zeros.
     private var rareSums: [Int] = []
+    private static let rareCount = 7
 
     private func rare(_ i: Int) -> Int { rareSums.isEmpty ? 0 : rareSums[i] }
 
     private mutating func setRare(_ i: Int, _ value: Int) {
         if rareSums.isEmpty {
             if value == 0 { return }
-            rareSums = [0, 0, 0, 0, 0]
+            rareSums = Array(repeating: 0, count: Self.rareCount)
         }
         rareSums[i] = value
     }
@@ -42,12 +47,13 @@ public struct SideTotals: Sendable, Equatable {
             && a.cookieBytes == b.cookieBytes && a.bodyBytes == b.bodyBytes && a.encodedBodyBytes == b.encodedBodyBytes
             && a.decodedBodyBytes == b.decodedBodyBytes && a.decodeUnknown == b.decodeUnknown
             && a.compressedBodyBytes == b.compressedBodyBytes && a.uncompressedBodyBytes == b.uncompressedBodyBytes
-            && (0..<5).allSatisfy { a.rare($0) == b.rare($0) }
+            && (0..<rareCount).allSatisfy { a.rare($0) == b.rare($0) }
     }
 
     /// Everything together, as each record's `wireBytes` sums it (derived: one field less per group).
     public var wireBytes: Int {
         bytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes
     }
 
     public init() {}
@@ -64,12 +70,15 @@ public struct SideTotals: Sendable, Equatable {
         // as argument copied the whole record, a retain per string, for every record.)
         let tunnel = record.tunnelBytes, handshake = record.handshakeBytes, teardown = record.teardownBytes
         let packets = record.packetOverheadBytes, retransmitted = record.retransmittedBytes
-        if tunnel | handshake | teardown | packets | retransmitted != 0 {
+        let tlsOverhead = record.tlsOverheadBytes, tlsHandshake = record.tlsHandshakeBytes
+        if tunnel | handshake | teardown | packets | retransmitted | tlsOverhead | tlsHandshake != 0 {
             tunnelBytes &+= tunnel
             handshakeBytes &+= handshake
             teardownBytes &+= teardown
             packetOverheadBytes &+= packets
             retransmittedBytes &+= retransmitted
+            tlsOverheadBytes &+= tlsOverhead
+            tlsHandshakeBytes &+= tlsHandshake
         }
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded
@@ -98,6 +107,8 @@ public struct SideTotals: Sendable, Equatable {
         teardownBytes &+= other.teardownBytes
         packetOverheadBytes &+= other.packetOverheadBytes
         retransmittedBytes &+= other.retransmittedBytes
+        tlsOverheadBytes &+= other.tlsOverheadBytes
+        tlsHandshakeBytes &+= other.tlsHandshakeBytes
     }
 
     /// Connection overhead found for a record after the record itself was counted.
@@ -107,6 +118,7 @@ public struct SideTotals: Sendable, Equatable {
         teardownBytes &+= overhead.teardownBytes
         packetOverheadBytes &+= overhead.packetOverheadBytes
         retransmittedBytes &+= overhead.retransmittedBytes
+        tlsHandshakeBytes &+= overhead.tlsHandshakeBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.
@@ -126,7 +138,7 @@ extension SideTotals {
         sums[7] = decodeUnknown
         sums[8] = compressedBodyBytes
         sums[9] = uncompressedBodyBytes
-        for i in 0..<5 { sums[10 + i] = rare(i) }
+        for i in 0..<Self.rareCount { sums[10 + i] = rare(i) }
     }
 
     package init(sums: UnsafePointer<Int>) {
@@ -140,7 +152,7 @@ extension SideTotals {
         decodeUnknown = sums[7]
         compressedBodyBytes = sums[8]
         uncompressedBodyBytes = sums[9]
-        for i in 0..<5 { setRare(i, sums[10 + i]) }
+        for i in 0..<Self.rareCount { setRare(i, sums[10 + i]) }
     }
 }
 

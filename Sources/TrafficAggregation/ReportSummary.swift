@@ -8,9 +8,15 @@ public struct ReportSummary: Sendable, Equatable {
     public var durationNanoseconds: Int64 = 0
     public var connections = 0
     public var httpConnections = 0
-    /// Connections recognised as TLS by their records, and how many of them could be decrypted (no keys yet: 0).
+    /// Connections recognised as TLS by their records, and how many of them were decrypted (`--keylog`, or
+    /// secrets in the capture); the others by reason.
     public var tlsConnections = 0
     public var tlsDecrypted = 0
+    public var tlsNoKey = 0
+    public var tlsDecryptFailed = 0
+    public var tlsUnsupportedCipher = 0
+    /// Protected records of decrypted connections whose tag or MAC did not verify (their plaintext is a gap).
+    public var tlsFailedRecords = 0
     /// TLS connections whose server chose HTTP/2 by ALPN.
     public var tlsHTTP2Connections = 0
     /// Cleartext connections whose client sent the HTTP/2 preface (prior knowledge or h2c upgrade).
@@ -54,6 +60,8 @@ public struct ReportSummary: Sendable, Equatable {
         captures += o.captures; packets += o.packets; bytes += o.bytes; durationNanoseconds += o.durationNanoseconds
         connections += o.connections; httpConnections += o.httpConnections; tlsConnections += o.tlsConnections
         tlsDecrypted += o.tlsDecrypted; tlsHTTP2Connections += o.tlsHTTP2Connections
+        tlsNoKey += o.tlsNoKey; tlsDecryptFailed += o.tlsDecryptFailed; tlsUnsupportedCipher += o.tlsUnsupportedCipher
+        tlsFailedRecords += o.tlsFailedRecords
         http2Connections += o.http2Connections; otherProtocolConnections += o.otherProtocolConnections
         requests += o.requests; responses += o.responses
         unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses

@@ -21,14 +21,20 @@ extension ReportSummary {
             if count > 0 { notes.append(ScopeNote(kind: kind, count: count, unit: unit, message: message(count == 1 ? "its" : "their"))) }
         }
         let encrypted = tlsConnections - tlsDecrypted
-        let http2 = tlsHTTP2Connections > 0 ? ", \(tlsHTTP2Connections) of them HTTP/2 by ALPN" : ""
         note("tls", encrypted, "connections") {
-            "\(plural(encrypted, "TLS connection")): not decrypted (HTTPS decryption is not supported yet\(http2)); "
-                + "\($0) bytes are counted per server in (tls) rows"
+            // e.g. "12 of 40 TLS connections not decrypted: 11 no key, 1 decrypt_failed"
+            var reasons: [String] = []
+            if tlsNoKey > 0 { reasons.append("\(tlsNoKey) no key") }
+            if tlsDecryptFailed > 0 { reasons.append("\(tlsDecryptFailed) decrypt_failed") }
+            if tlsUnsupportedCipher > 0 { reasons.append("\(tlsUnsupportedCipher) unsupported_cipher") }
+            let http2 = tlsHTTP2Connections > 0 ? "; \(tlsHTTP2Connections) of all TLS connections HTTP/2 by ALPN" : ""
+            let hint = tlsNoKey > 0 ? " (give their secrets with --keylog FILE\(http2))" : http2.isEmpty ? "" : " (\(http2.dropFirst(2)))"
+            return "\(encrypted) of \(plural(tlsConnections, "TLS connection")) not decrypted: "
+                + reasons.joined(separator: ", ") + hint + "; \($0) bytes are counted per server in (tls) rows"
         }
         note("http2", http2Connections, "connections") {
-            "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") cleartext HTTP/2 "
-                + "(h2c): not analysed; \($0) bytes are counted as non-HTTP or tunnelled"
+            "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") HTTP/2 "
+                + "(h2c, or h2 decrypted): not analysed yet; \($0) bytes are counted as non-HTTP or tunnelled"
         }
         note("other_tcp", otherProtocolConnections, "connections") {
             "\(plural(otherProtocolConnections, "TCP connection")) \(otherProtocolConnections == 1 ? "carries" : "carry") "

@@ -15,7 +15,7 @@
 package enum SpooledGroup {
     package static let totalsFieldCount = 7
     /// `SideTotals`' stored sums, the five rare ones included (stored together as `rareSums`: 11 properties).
-    package static let sideFieldCount = 15
+    package static let sideFieldCount = 17
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
     package static let sumCount = 3 + 2 * sideFieldCount
 

@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 38
+    package static let fieldCount = 41
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -58,8 +58,11 @@ package enum SpooledRecord {
         bytes.spool(r.packetOverheadBytes)
         bytes.spool(r.retransmittedBytes)
         bytes.spool(r.tunnelBytes)
+        bytes.spool(r.tlsOverheadBytes)
+        bytes.spool(r.tlsHandshakeBytes)
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
+        bytes.spool(r.decrypted ? 1 : 0)
         bytes.spool(Int(r.lastByteTime.nanoseconds))
         bytes.spool(r.wait.map { Int($0.nanoseconds) })
         for span in [r.connect, r.tlsHandshake] {
@@ -130,9 +133,10 @@ package enum SpooledRecord {
             record.tls = tls
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
-            let tunnel = r.int(), let offset = r.int(), let segmentHeaders = r.int(), let lastByte = r.int(),
-            let wait = r.optionalInt(),
-            let connect = Self.span(&r), let tlsHandshake = Self.span(&r), let head = r.byteArray(),
+            let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let offset = r.int(),
+            let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
+            let wait = r.optionalInt(), let connect = Self.span(&r), let tlsHandshakeTime = Self.span(&r),
+            let head = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
             let flagCount = r.int(), flagCount >= 0
@@ -142,12 +146,15 @@ package enum SpooledRecord {
         record.packetOverheadBytes = overhead
         record.retransmittedBytes = retransmitted
         record.tunnelBytes = tunnel
+        record.tlsOverheadBytes = tlsOverhead
+        record.tlsHandshakeBytes = tlsHandshake
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
+        record.decrypted = decrypted == 1
         record.lastByteTime = CaptureTime(nanoseconds: Int64(lastByte))
         record.connect = connect
         record.wait = wait.map { CaptureTime(nanoseconds: Int64($0)) }
-        record.tlsHandshake = tlsHandshake
+        record.tlsHandshake = tlsHandshakeTime
         record.head = head
         record.contentType = contentType
         record.contentEncoding = contentEncoding

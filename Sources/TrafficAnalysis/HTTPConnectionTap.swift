@@ -17,22 +17,38 @@ final class HTTPConnectionTap: SessionStage {
     private let overhead: OverheadOptions
     private let records: SessionRecords
     private var counts: [HTTPByteCounts] = []
+    /// TLS record overhead of stretches in no record (non-HTTP plaintext), per direction.
+    private var framingLeft = [0, 0]
     /// Only groups by method or status and record listings show what the joiner fills in.
     private let joins: Bool
-    /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`).
-    private var connect: MessageRecord.TimeSpan?
+    /// Below a decrypting TLS tap: the TLS bytes of each direction that are not application data, which the
+    /// TLS tap sets before `connectionEnded` (and it counts the connection's missing bytes itself).
+    private let decrypted: Bool
+    var tlsBelow = TLSBelow()
+
+    struct TLSBelow {
+        /// Handshake, change_cipher_spec and alert records.
+        var controlBytes = [0, 0]
+        /// Captured bytes in no readable record.
+        var undecryptedBytes = [0, 0]
+    }
+    /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
+    /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
+    var connect: MessageRecord.TimeSpan?
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
-         overhead: OverheadOptions, limits: HTTPLimits) {
+         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false) {
         self.builder = builder
         self.overhead = overhead
+        self.decrypted = decrypted
         let records = SessionRecords(sink: builder, capture: capture, overhead: overhead)
         self.records = records
         let joins = builder.needsJoinedExchanges
         self.joins = joins
         // The tap owns the parser, which owns this closure: self outlives every call (no checked unowned
         // reference per record).
-        let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits) { [unowned(unsafe) self] record in
+        let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
+            [unowned(unsafe) self] record in
             // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
             if record.index == 1, let connect = self.connect {
                 var first = record
@@ -85,7 +101,11 @@ final class HTTPConnectionTap: SessionStage {
         counts = [parser.counts(for: .clientToServer), parser.counts(for: .serverToClient)]
         builder.summary.nonHTTPBytes += counts[0].nonHTTPBytes + counts[1].nonHTTPBytes
         builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
-        builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes
+        // Below TLS the plaintext's missing bytes are estimates (a lost record's size less its overhead): the TLS
+        // tap counts the stream's.
+        if !decrypted { builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes }
+        framingLeft = [parser.unattributedFramingBytes(for: .clientToServer),
+                       parser.unattributedFramingBytes(for: .serverToClient)]
         if parser.isHTTP { builder.summary.httpConnections += 1 }
         if parser.speaksHTTP2 {
             builder.summary.http2Connections += 1
@@ -106,11 +126,18 @@ final class HTTPConnectionTap: SessionStage {
         }
         var unattributed = 0
         for direction in Direction.allCases {
+            let d = direction.rawValue
             // Captured payload in no record or tunnel (non-HTTP stretches), and overhead the user did not choose.
+            var unanalysed = counts[d].nonHTTPBytes
+            if decrypted {
+                unanalysed += framingLeft[d] + tlsBelow.undecryptedBytes[d]
+                if !overhead.contains(.handshake) { unanalysed += tlsBelow.controlBytes[d] }
+            }
             unattributed += summary[direction].unattributedFrameBytes(
-                unanalysedBytes: counts[direction.rawValue].nonHTTPBytes, handshake: overhead.contains(.handshake),
+                unanalysedBytes: unanalysed, handshake: overhead.contains(.handshake),
                 teardown: overhead.contains(.teardown), packets: overhead.contains(.packets))
         }
+        if decrypted { records.tlsHandshakeBytes = tlsBelow.controlBytes }
         unattributed += records.connectionEnded(summary)
         builder.summary.unattributedFrameBytes += unattributed
     }

@@ -1,40 +1,69 @@
 import TrafficAggregation
 import TrafficCapture
+import TrafficCodecs
 import TrafficHTTP
 import TrafficReassembly
 import TrafficSessions
 import TrafficTLS
 import TrafficWire
 
-/// Turns a TLS connection into two records of kind `tls`, one per direction, named by the SNI.
+/// A TLS connection: decrypted with the run's secrets into HTTP records (a `TLSDecryptor` feeding an
+/// `HTTPConnectionTap` that never learns its bytes were encrypted), or else two records of kind `tls`, one per
+/// direction, named by the SNI and flagged with why they stayed encrypted.
 ///
-/// Without keys the paths stay hidden, but the server name and the byte costs do not (issue 9). A
-/// decrypting stage would sit between this tap's parser and an HTTP parser; until then, nothing is decrypted.
+/// Without keys the paths stay hidden, but the server name and the byte costs do not (issue 9). The keyless
+/// parser counts the record layer either way, for `traffic connections` and the `tls` records.
 final class TLSConnectionTap: SessionStage {
     private let parser: TLSConnectionParser
+    private let decryptor: TLSDecryptor?
+    /// The HTTP stage under the decryptor, once it made one.
+    private var http: HTTPConnectionTap?
     private let info: TCPConnectionInfo
     private let builder: ReportBuilder
     private let capture: Int
     private let overhead: OverheadOptions
 
-    init(info: TCPConnectionInfo, capture: Int, builder: ReportBuilder, overhead: OverheadOptions) {
+    init(info: TCPConnectionInfo, capture: Int, builder: ReportBuilder, overhead: OverheadOptions,
+         decryption: TLSDecryptionContext?, scratch: DecodingScratch, limits: HTTPLimits) {
         self.info = info
         self.builder = builder
         self.capture = capture
         self.overhead = overhead
         parser = TLSConnectionParser(info: info)
+        if let decryption {
+            var made: HTTPConnectionTap?
+            decryptor = TLSDecryptor(context: decryption) {
+                let tap = HTTPConnectionTap(
+                    info: info, capture: capture, scratch: scratch, builder: builder, overhead: overhead, limits: limits,
+                    decrypted: true)
+                made = tap
+                return tap
+            }
+            // The decryptor makes its child at most once; the tap finds it through this box afterwards.
+            childLookup = { made }
+        } else {
+            decryptor = nil
+            childLookup = { nil }
+        }
     }
+
+    private let childLookup: () -> HTTPConnectionTap?
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
         parser.receive(bytes, direction: direction, span: span)
+        decryptor?.receive(bytes, direction: direction, span: span)
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
         parser.skip(byteCount, direction: direction, time: time)
+        decryptor?.skip(byteCount, direction: direction, time: time)
     }
+
+    func packet(_ event: TCPPacketEvent) { decryptor?.packet(event) }
 
     func finish(time: CaptureTime) {
         if !parser.isFinished { parser.finish(time: time) }
+        decryptor?.finish(time: time)
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
@@ -42,6 +71,24 @@ final class TLSConnectionTap: SessionStage {
         let tls = parser.summary
         builder.summary.tlsConnections += 1
         if tls.selectedALPN == "h2" { builder.summary.tlsHTTP2Connections += 1 }
+        let outcome = decryptor?.outcome ?? .noKey
+        switch outcome {
+        case .decrypted: builder.summary.tlsDecrypted += 1
+        case .noKey: builder.summary.tlsNoKey += 1
+        case .decryptFailed: builder.summary.tlsDecryptFailed += 1
+        case .unsupportedCipher: builder.summary.tlsUnsupportedCipher += 1
+        }
+        if let decryptor, let http = childLookup() {
+            builder.summary.tlsFailedRecords += decryptor.failedRecordCount
+            builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
+            for direction in Direction.allCases {
+                let accounting = decryptor.accounting(direction)
+                http.tlsBelow.controlBytes[direction.rawValue] = accounting.controlBytes
+                http.tlsBelow.undecryptedBytes[direction.rawValue] = accounting.undecryptedBytes
+            }
+            decryptor.connectionEnded(summary)
+            return
+        }
         var unattributed = 0
         for direction in Direction.allCases {
             let stats = summary[direction]
@@ -65,6 +112,7 @@ final class TLSConnectionTap: SessionStage {
             record.complete = bytes.missingBytes == 0
             record.paired = true
             record.flags = tls.flags
+            if outcome != .decrypted, let reason = RecordAnomaly(rawValue: outcome.rawValue) { record.flag(reason) }
             // Whole-connection costs: each direction's frames go to that direction's record.
             if overhead.contains(.handshake) { record.handshakeBytes = stats.handshakeBytes }
             if overhead.contains(.teardown) { record.teardownBytes = stats.teardownBytes }

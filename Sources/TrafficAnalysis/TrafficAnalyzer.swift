@@ -22,19 +22,21 @@ public enum TrafficAnalyzer {
         // Grouping by connection needs the final numbers while grouping: that stays on one thread.
         let jobs = options.groupBy.contains(.connection) ? 1 : max(1, options.jobs)
         let scratch = DecodingScratch()
+        let decryption = try decryptionContext(paths: paths, keyLogPaths: options.analysis.keyLogPaths, warnings: &warnings)
         for (index, path) in paths.enumerated() {
             let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
             let analysis: CaptureAnalysis
             if jobs == 1 {
                 let reassembler = TCPReassembler(
                     limits: analysisOptions.reassemblyLimits,
-                    makeHandler: handlerFactory(capture: index, builder: builder, scratch: scratch, options: options),
+                    makeHandler: handlerFactory(
+                        capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption),
                     connectionEnded: { _ in })
                 analysis = try CaptureAnalysis.read(
                     path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report)
             } else {
                 analysis = try analyzeSharded(
-                    path: path, capture: index, jobs: jobs, builder: builder, options: options,
+                    path: path, capture: index, jobs: jobs, builder: builder, options: options, decryption: decryption,
                     analysisOptions: analysisOptions, progress: report)
             }
             captures.append(analysis.summary)
@@ -60,17 +62,44 @@ public enum TrafficAnalyzer {
         return builder.build(captures: captures, anomalies: anomalies, warnings: warnings)
     }
 
+    /// The secrets of a run: the key log files, then every Decryption Secrets Block of the captures (all read
+    /// before the first packet, so that a secret written after its connection still decrypts it); nil when
+    /// there are none. Lines that do not parse are counted in one warning.
+    public static func decryptionContext(
+        paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
+    ) throws(CaptureError) -> TLSDecryptionContext? {
+        let log = TLSKeyLog()
+        for path in keyLogPaths { log.add(try CaptureSecrets.readFile(path: path)) }
+        for path in paths {
+            for text in try CaptureSecrets.tlsKeyLogs(path: path) { log.add(text) }
+        }
+        if log.skippedLines > 0 {
+            warnings.append(AnalysisWarning(
+                capture: keyLogPaths.count == 1 ? keyLogPaths[0] : "key logs",
+                message: "\(plural(log.skippedLines, "key log line")) skipped: not `LABEL <client random> <secret>` "
+                    + "with a known label and hex values"))
+        }
+        if log.isEmpty && !keyLogPaths.isEmpty {
+            warnings.append(AnalysisWarning(
+                capture: keyLogPaths.count == 1 ? keyLogPaths[0] : "key logs", message: "no TLS secrets in the key log"))
+        }
+        return log.isEmpty ? nil : TLSDecryptionContext(keyLog: log)
+    }
+
     /// Each connection gets a session that hands it to the TLS stage, or else to the HTTP/1 stage.
-    static func handlerFactory(capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions)
-        -> TCPReassembler.HandlerFactory
-    {
+    static func handlerFactory(
+        capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions,
+        decryption: TLSDecryptionContext?
+    ) -> TCPReassembler.HandlerFactory {
         // Heads are kept for HAR up to 256 KiB a message: servers refuse heads far smaller (8–64 KiB).
         let limits = HTTPLimits(
             decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding),
             maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0)
         let stages = TCPSession.Stages(
             [(TLSConnectionParser.detector, { info in
-                TLSConnectionTap(info: info, capture: capture, builder: builder, overhead: options.overhead)
+                TLSConnectionTap(
+                    info: info, capture: capture, builder: builder, overhead: options.overhead, decryption: decryption,
+                    scratch: scratch, limits: limits)
             })],
             fallback: { info in
                 HTTPConnectionTap(
@@ -84,7 +113,7 @@ public enum TrafficAnalyzer {
     /// records are merged into `builder`.
     private static func analyzeSharded(
         path: String, capture: Int, jobs: Int, builder: ReportBuilder, options: ReportOptions,
-        analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?
+        decryption: TLSDecryptionContext?, analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?
     ) throws(CaptureError) -> CaptureAnalysis {
         var shards: [ReportBuilder] = []
         // Per shard, the first packet of each of its connections by local number: records are renumbered
@@ -102,7 +131,8 @@ public enum TrafficAnalyzer {
             return TCPReassembler(
                 limits: limits,
                 makeHandler: handlerFactory(
-                    capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options),
+                    capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options,
+                    decryption: decryption),
                 connectionEnded: { ended in
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })

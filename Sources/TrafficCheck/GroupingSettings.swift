@@ -10,6 +10,9 @@ public struct GroupingSettings: Sendable, Equatable {
     public var pathTemplates: [String] = []
     /// The BPF filter the captures were read with.
     public var filter: String?
+    /// TLS key logs (`--keylog`) for the captures of this run: never written into a baseline (a secret's
+    /// location is the user's, and the next run's captures have other secrets).
+    public var keyLogPaths: [String] = []
 
     public init() {}
 
@@ -19,6 +22,7 @@ public struct GroupingSettings: Sendable, Equatable {
         options.groupBy = groupBy
         options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplates)
         options.analysis.filter = filter
+        options.analysis.keyLogPaths = keyLogPaths
         return options
     }
 

@@ -10,6 +10,7 @@ extension RegressionCheck {
         let budget = try budgetPath.map { path throws(CheckInputError) in try Budget.load(path: path) }
         var settings = baseline?.settings ?? grouping
         if let filter = grouping.filter { settings.filter = filter }
+        settings.keyLogPaths = grouping.keyLogPaths
         let current = try settings.snapshot(of: captures)
         let groups = baseline.map { compare(baseline: $0.snapshot, current: current, rules: rules) } ?? []
         let endpoints = Set(current.groups.map(\.keys) + (baseline?.snapshot.groups.map(\.keys) ?? []))

@@ -4,7 +4,7 @@ public enum SnapshotDiff {
     /// baseline, told apart by content (JSON starts with `{`). Captures are grouped by `grouping`
     /// when given, else like a baseline on the other side, else by the defaults (host, path, normalized).
     public static func run(
-        left: String, right: String, grouping: GroupingSettings?, metric: Metric
+        left: String, right: String, grouping: GroupingSettings?, metric: Metric, keyLogPaths: [String] = []
     ) throws(CheckInputError) -> CheckOutcome {
         let leftFile = try load(left)
         let rightFile = try load(right)
@@ -16,6 +16,7 @@ public enum SnapshotDiff {
                 settings = baseline.settings
             }
         }
+        settings.keyLogPaths = keyLogPaths
         let before = try snapshot(leftFile, path: left, settings: settings)
         let after = try snapshot(rightFile, path: right, settings: settings)
         guard let aligned = after.reordered(as: before.groupBy) else {

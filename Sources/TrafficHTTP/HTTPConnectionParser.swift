@@ -68,21 +68,23 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     private var finished = false
 
     /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
+    /// `decrypted`: the bytes come from a TLS stage, so records say so, and the default port of a host is 443.
     public init(
         info: TCPConnectionInfo, scratch: DecodingScratch = DecodingScratch(), limits: HTTPLimits = .init(),
-        emit: @escaping (MessageRecord) -> Void
+        decrypted: Bool = false, emit: @escaping (MessageRecord) -> Void
     ) {
         self.info = info
         self.limits = limits
         self.emit = emit
         let address = info.server.address
         var host = address.isIPv6 ? "[\(address)]" : "\(address)"
-        if info.server.port != 80 { host += ":\(info.server.port)" }
+        if info.server.port != (decrypted ? 443 : 80) { host += ":\(info.server.port)" }
         defaultHost = host
         var template = MessageRecord(
             connection: info.id, index: 0, kind: .request, time: info.start, client: info.client.description,
             server: info.server.description, host: host, path: "")
         template.decodedBodyBytes = 0
+        template.decrypted = decrypted
         requests = HTTPMessageParser(isRequest: true, template: template, limits: limits, scratch: scratch)
         template.kind = .response
         responses = HTTPMessageParser(isRequest: false, template: template, limits: limits, scratch: scratch)
@@ -97,6 +99,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
 
     /// Segment header bytes of `direction` not yet in any record: non-HTTP or tunnel stretches (final after `finish`).
     public func unattributedSegmentHeaderBytes(for direction: Direction) -> Int { parser(direction).headerShare }
+
+    /// TLS record overhead (`WireSpan.framingBytes`) of `direction` not yet in any record (final after `finish`).
+    public func unattributedFramingBytes(for direction: Direction) -> Int { parser(direction).framingShare }
 
     /// Where the bytes of `direction` went so far (final after `finish`).
     public func counts(for direction: Direction) -> HTTPByteCounts { parser(direction).counts }
@@ -134,6 +139,15 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             defer { allocated = target }
             return target - allocated
         }
+        // The TLS record overhead of decrypted bytes, shared the same way (0 for cleartext: one test per call).
+        let framing = segment.framingBytes
+        var framed = 0
+        func shareFraming(upTo end: Int) {
+            guard framing > 0, !bytes.isEmpty else { return }
+            let target = framing * end / bytes.count
+            parser.framingShare += target - framed
+            framed = target
+        }
         while true {
             if direction == .serverToClient, offset < bytes.count, parser.isAtMessageBoundary,
                 case .exchange(let exchange)? = pending.first, exchange.isHTTP09
@@ -145,15 +159,18 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             switch parser.parse(bytes, from: &offset, time: segment.time) {
             case .needMore:
                 parser.headerShare += share(upTo: bytes.count)
+                shareFraming(upTo: bytes.count)
                 // The message in progress has bytes up to here (HAR `send`/`receive`, `last_byte_time`).
                 if parser.inMessage { parser.record.lastByteTime = segment.time }
                 return
             case .head:
                 parser.headerShare += share(upTo: offset)
+                shareFraming(upTo: offset)
                 parser.record.lastByteTime = segment.time
                 headCompleted(direction)
             case .message:
                 parser.headerShare += share(upTo: offset)
+                shareFraming(upTo: offset)
                 parser.record.lastByteTime = segment.time
                 messageCompleted(direction)
             }
@@ -220,6 +237,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         let parser = parser(direction)
         parser.record.segmentHeaderBytes += parser.headerShare
         parser.headerShare = 0
+        if parser.framingShare != 0 {
+            parser.record.tlsOverheadBytes += parser.framingShare
+            parser.framingShare = 0
+        }
         guard direction == .clientToServer else {
             if let end = responseExchange?.requestEnd {
                 responses.record.wait = end.duration(to: responses.record.time)

@@ -66,6 +66,8 @@ final class HTTPMessageParser {
     private var lineStart = 0
     /// Segment header bytes of bytes consumed since the last record was completed (see `segmentHeaderBytes`).
     var headerShare = 0
+    /// The same for TLS record overhead (`WireSpan.framingBytes`), into `tlsOverheadBytes`.
+    var framingShare = 0
 
     // The message being parsed.
     var record: MessageRecord

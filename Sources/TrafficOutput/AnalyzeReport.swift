@@ -59,6 +59,9 @@ public struct AnalyzeReport {
         ("packet_overhead_bytes", { $0.request.packetOverheadBytes + $0.response.packetOverheadBytes }),
         ("retransmitted_bytes", { $0.request.retransmittedBytes + $0.response.retransmittedBytes }),
         ("wire_bytes", { $0.request.wireBytes + $0.response.wireBytes }),
+        // Decrypted HTTPS (issue 21), after the overhead columns.
+        ("tls_overhead_bytes", { $0.request.tlsOverheadBytes + $0.response.tlsOverheadBytes }),
+        ("tls_handshake_bytes", { $0.request.tlsHandshakeBytes + $0.response.tlsHandshakeBytes }),
     ]
 
     private static let groupKeys = groupColumns.map { JSONWriter.Key($0.name) }
@@ -193,6 +196,10 @@ public struct AnalyzeReport {
         w.field("tls_http2_connections", s.tlsHTTP2Connections)
         w.field("http2_connections", s.http2Connections)
         w.field("other_protocol_connections", s.otherProtocolConnections)
+        w.field("tls_no_key", s.tlsNoKey)
+        w.field("tls_decrypt_failed", s.tlsDecryptFailed)
+        w.field("tls_unsupported_cipher", s.tlsUnsupportedCipher)
+        w.field("tls_failed_records", s.tlsFailedRecords)
         w.beginArray("not_analysed")
         for note in s.scopeNotes {
             w.beginObject()

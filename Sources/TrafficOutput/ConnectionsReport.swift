@@ -75,6 +75,17 @@ public struct ConnectionsReport {
                     w.field("cipher_suite", hello.cipherSuite?.name)
                     w.field("alpn", hello.selectedALPN)
                     w.field("alpn_offered", hello.offeredALPN)
+                    // "decrypted", "no_key", "decrypt_failed", "unsupported_cipher"; null without any secrets.
+                    w.field("decryption", hello.decryption?.rawValue)
+                    for direction in Direction.allCases {
+                        let stats = hello[direction]
+                        w.beginObject(direction.name)
+                        w.field("record_header_bytes", stats.recordHeaderBytes)
+                        w.field("handshake_bytes", stats.handshakeBytes)
+                        w.field("application_bytes", stats.applicationBytes)
+                        w.field("alert_bytes", stats.alertBytes)
+                        w.endObject()
+                    }
                     w.endObject()
                 } else {
                     w.field("tls", raw: "null")
@@ -93,7 +104,10 @@ public struct ConnectionsReport {
         for direction in Direction.allCases {
             header += Self.directionFields(TCPDirectionStats()).map { "\(direction.name)_\($0.name)" }
         }
-        header += ["tls_sni", "tls_version", "cipher_suite", "alpn", "encapsulation"]
+        header += ["tls_sni", "tls_version", "cipher_suite", "alpn", "encapsulation", "tls_decryption"]
+        for direction in Direction.allCases {
+            header += ["record_header_bytes", "handshake_bytes", "application_bytes"].map { "tls_\(direction.name)_\($0)" }
+        }
         w.row(header)
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
@@ -103,7 +117,14 @@ public struct ConnectionsReport {
                 for direction in Direction.allCases { row += Self.directionFields(c[direction]).map { "\($0.value)" } }
                 let hello = tlsInfo(capture: index, connection: c.info.id)
                 row += [hello?.sni ?? "", hello?.negotiatedVersion?.name ?? "", hello?.cipherSuite?.name ?? "",
-                        hello?.selectedALPN ?? "", Self.encapsulationText(c.info.encapsulation)]
+                        hello?.selectedALPN ?? "", Self.encapsulationText(c.info.encapsulation),
+                        hello?.decryption?.rawValue ?? ""]
+                for direction in Direction.allCases {
+                    let stats = hello?[direction]
+                    row += [stats?.recordHeaderBytes, stats?.handshakeBytes, stats?.applicationBytes].map {
+                        $0.map(String.init) ?? ""
+                    }
+                }
                 w.row(row)
             }
         }
@@ -134,7 +155,8 @@ public struct ConnectionsReport {
                     bytes(a.handshakeBytes + a.teardownBytes + b.handshakeBytes + b.teardownBytes),
                     bytes(a.missingBytes + b.missingBytes), c.duration.secondsText,
                     tlsInfo(capture: index, connection: c.info.id).map {
-                        [$0.sni, $0.negotiatedVersion?.name].compactMap { $0 }.joined(separator: " ")
+                        [$0.sni, $0.negotiatedVersion?.name, $0.decryption.map { $0 == .decrypted ? "decrypted" : "not decrypted: \($0.rawValue)" }]
+                            .compactMap { $0 }.joined(separator: " ")
                     } ?? "",
                 ] + (showEncapsulation ? [Self.encapsulationText(c.info.encapsulation)] : []))
             }

@@ -216,12 +216,14 @@ public struct HARDocument {
         if record.flags.contains(.headerLimit) { w.field("_headers_cut", true) }
     }
 
-    /// TLS record overhead of a decrypted message. Hook for the decrypting stage (issue: HTTPS with a key
-    /// log): nil, and the field unwritten, until records carry it.
-    static func tlsOverheadBytes(_ record: MessageRecord) -> Int? { nil }
+    /// TLS record overhead of a decrypted message (headers, MACs, padding of its records); nil, and the field
+    /// unwritten, for cleartext.
+    static func tlsOverheadBytes(_ record: MessageRecord) -> Int? { record.decrypted ? record.tlsOverheadBytes : nil }
 
-    /// `https` for a message that came out of a decrypted TLS connection (it has a TLS handshake), else `http`.
-    static func scheme(_ record: MessageRecord?) -> String { record?.tlsHandshake != nil ? "https" : "http" }
+    /// `https` for a message read from decrypted TLS records, else `http`.
+    static func scheme(_ record: MessageRecord?) -> String {
+        record?.decrypted == true || record?.tlsHandshake != nil ? "https" : "http"
+    }
 
     static func url(_ record: MessageRecord) -> String {
         let scheme = scheme(record)

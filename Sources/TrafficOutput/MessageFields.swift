@@ -55,7 +55,8 @@ enum MessageFields {
         body("wire_bytes", .number(r.wireBytes))
         // TLS without keys (issue 9): null on HTTP records.
         body("direction", .text(r.tls?.direction))
-        body("tls_handshake_bytes", .number(r.tls?.handshakeBytes))
+        // On a decrypted message: the connection's TLS handshake records it carries (`--overhead handshake`).
+        body("tls_handshake_bytes", .number(r.tls?.handshakeBytes ?? (r.decrypted ? r.tlsHandshakeBytes : nil)))
         body("tls_application_bytes", .number(r.tls?.applicationBytes))
         body("tls_alert_bytes", .number(r.tls?.alertBytes))
         body("tls_record_header_bytes", .number(r.tls?.recordHeaderBytes))
@@ -63,6 +64,8 @@ enum MessageFields {
         body("cipher_suite", .text(r.tls?.cipherSuite))
         body("alpn", .text(r.tls?.alpn))
         body("alpn_offered", .text(r.tls?.alpnOffered))
+        // Decrypted HTTPS (issue 21): null on cleartext records and on `tls` records.
+        body("tls_overhead_bytes", .number(r.decrypted ? r.tlsOverheadBytes : nil))
         // Issue 29: when the message's first and last bytes were captured (HAR's send and receive). A TLS
         // record spans a whole connection direction: no last byte time is kept for it (null).
         body("first_byte_time", .time(r.time))

@@ -104,9 +104,18 @@ public struct MessageRecord: Sendable {
     public var retransmittedBytes = 0
     /// Bytes after CONNECT 2xx or `101 Switching Protocols` in this record's direction (on the record that switched).
     public var tunnelBytes = 0
+    /// A decrypted message: the TLS record-layer bytes beyond its plaintext (record headers, explicit nonces, MACs
+    /// or AEAD tags, CBC padding, TLS 1.3's inner content type) of the records that carried it, shared by
+    /// plaintext bytes when a record carries parts of two messages. Always counted (it is not an option's
+    /// overhead: the message cannot cross the wire without it); 0 for cleartext.
+    public var tlsOverheadBytes = 0
+    /// A decrypted connection's TLS handshake, change_cipher_spec and alert records, on its first exchange by
+    /// direction (with `--overhead handshake`, like the TCP handshake).
+    public var tlsHandshakeBytes = 0
     /// Everything this message cost on the wire with the overhead chosen.
     public var wireBytes: Int {
         transferBytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes
     }
 
     /// Offset of the message's first byte in its direction's stream (captured and missing bytes counted).
@@ -114,6 +123,8 @@ public struct MessageRecord: Sendable {
     /// This message's share of the header bytes of the data segments that carried it, split in proportion
     /// when a segment carries parts of two messages; the analysis turns it into `packetOverheadBytes`.
     public var segmentHeaderBytes = 0
+    /// Whether the message was read from decrypted TLS records (its `tlsOverheadBytes` apply).
+    public var decrypted = false
 
     // Timings (HAR `timings`, `--messages` `first_byte_time`/`last_byte_time`); `time` is the first byte's.
     /// A stretch of capture time, e.g. the TCP handshake.
@@ -190,8 +201,11 @@ public struct MessageRecord: Sendable {
         packetOverheadBytes = template.packetOverheadBytes
         retransmittedBytes = template.retransmittedBytes
         tunnelBytes = template.tunnelBytes
+        tlsOverheadBytes = template.tlsOverheadBytes
+        tlsHandshakeBytes = template.tlsHandshakeBytes
         streamOffset = template.streamOffset
         segmentHeaderBytes = template.segmentHeaderBytes
+        decrypted = template.decrypted
         lastByteTime = template.lastByteTime
         connect = template.connect
         wait = template.wait

@@ -32,6 +32,10 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     case resumed
     case resynchronized
     case truncatedRecord = "truncated_record"
+    // Why a TLS connection stayed encrypted (issue 21), on its `tls` records.
+    case noKey = "no_key"
+    case decryptFailed = "decrypt_failed"
+    case unsupportedCipher = "unsupported_cipher"
 
     /// The anomaly of a name as written in a spool or a report; nil for a name this version does not know.
     public init?(name: String) { self.init(rawValue: name) }

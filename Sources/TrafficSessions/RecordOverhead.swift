@@ -6,10 +6,13 @@ package struct RecordOverhead {
     package var teardownBytes = 0
     package var packetOverheadBytes = 0
     package var retransmittedBytes = 0
+    package var tlsHandshakeBytes = 0
 
     package init() {}
 
-    package var isZero: Bool { tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes == 0 }
+    package var isZero: Bool {
+        tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes | tlsHandshakeBytes == 0
+    }
 
     /// Adds these bytes to the record's own fields.
     package func apply(to record: inout MessageRecord) {
@@ -18,5 +21,6 @@ package struct RecordOverhead {
         record.teardownBytes += teardownBytes
         record.packetOverheadBytes += packetOverheadBytes
         record.retransmittedBytes += retransmittedBytes
+        record.tlsHandshakeBytes += tlsHandshakeBytes
     }
 }

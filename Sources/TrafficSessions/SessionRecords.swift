@@ -32,6 +32,9 @@ package final class SessionRecords {
     private var leftoverHeaders = [0, 0]
     /// Records taken so far.
     package private(set) var count = 0
+    /// Per direction: a decrypted connection's TLS handshake, change_cipher_spec and alert records, which go
+    /// with the TCP handshake to the first exchange (`--overhead handshake`). Set before `connectionEnded`.
+    package var tlsHandshakeBytes = [0, 0]
 
     package init(sink: any RecordSink, capture: Int, overhead: OverheadOptions) {
         self.sink = sink
@@ -161,10 +164,14 @@ package final class SessionRecords {
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {
+                let tls = tlsHandshakeBytes[direction.rawValue]
                 if let target = slot(first, direction) {
-                    credit(target) { $0.handshakeBytes += stats.handshakeBytes }
+                    credit(target) {
+                        $0.handshakeBytes += stats.handshakeBytes
+                        $0.tlsHandshakeBytes += tls
+                    }
                 } else {
-                    lost += stats.handshakeBytes
+                    lost += stats.handshakeBytes + tls
                 }
             }
             if overhead.contains(.teardown) {

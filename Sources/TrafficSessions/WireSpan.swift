@@ -14,9 +14,14 @@ public struct WireSpan: Sendable, Equatable {
     /// Link, IP and TCP header bytes (or, below a transforming analyzer, their share) that this delivery
     /// carries for packet-overhead attribution; 0 for pieces whose packet was counted already.
     public var overheadBytes: Int
+    /// Below a decrypting stage: the TLS record-layer bytes beyond the plaintext (headers, nonces, tags or
+    /// MACs, padding) of the records that carried these bytes, shared like `overheadBytes` into the messages'
+    /// `tlsOverheadBytes`; 0 for cleartext.
+    public var framingBytes: Int
 
-    public init(time: CaptureTime, overheadBytes: Int = 0) {
+    public init(time: CaptureTime, overheadBytes: Int = 0, framingBytes: Int = 0) {
         self.time = time
         self.overheadBytes = overheadBytes
+        self.framingBytes = framingBytes
     }
 }

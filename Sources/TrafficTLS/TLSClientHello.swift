@@ -14,18 +14,28 @@ public struct TLSClientHello: Sendable, Equatable {
     public var cipherSuites: [TLSCipherSuite] = []
     /// An encrypted_client_hello extension is present: the real SNI and ALPN are encrypted.
     public var hasEncryptedClientHello = false
+    /// The 32-byte client random: what a key log's lines are keyed by (RFC 9850 §2).
+    public var random: [UInt8] = []
+    /// `legacy_session_id`: a TLS ≤ 1.2 session offered for resumption when not empty.
+    public var sessionID: [UInt8] = []
+    /// session_ticket's ticket (RFC 5077 §3.2), when one is offered.
+    public var sessionTicket: [UInt8] = []
+    /// early_data is offered: 0-RTT records follow (RFC 8446 §4.2.10).
+    public var offersEarlyData = false
 
     public init(legacyVersion: TLSVersion) { self.legacyVersion = legacyVersion }
 
     /// Parses a ClientHello body (after the 4-byte handshake header); nil if it is malformed.
     public static func parse(_ body: UnsafeRawBufferPointer) -> TLSClientHello? {
         var reader = TLSByteReader(body)
-        guard let version = reader.readUInt16(), reader.skip(32),  // legacy_version, random
-            reader.readVector8() != nil,  // legacy_session_id
+        guard let version = reader.readUInt16(), let random = reader.readBytes(32),
+            let sessionID = reader.readVector8(),  // legacy_session_id
             var suites = reader.readVector16(),
             reader.readVector8() != nil  // legacy_compression_methods
         else { return nil }
         var hello = TLSClientHello(legacyVersion: TLSVersion(rawValue: version))
+        hello.random = Array(random)
+        hello.sessionID = Array(sessionID.bytes)
         while let suite = suites.readUInt16() {
             if !TLSGrease.contains(suite) { hello.cipherSuites.append(TLSCipherSuite(rawValue: suite)) }
         }
@@ -49,6 +59,10 @@ public struct TLSClientHello: Sendable, Equatable {
                 }
             case TLSExtensionType.encryptedClientHello:
                 hello.hasEncryptedClientHello = true
+            case TLSExtensionType.sessionTicket:
+                hello.sessionTicket = Array(data.bytes)
+            case TLSExtensionType.earlyData:
+                hello.offersEarlyData = true
             default:
                 break
             }

@@ -32,6 +32,8 @@ public struct TLSConnectionSummary: Sendable {
     /// `handshake_message_too_large`, `hello_retry_request`, `malformed_client_hello`,
     /// `malformed_server_hello`, `record_desync`, `resumed`, `resynchronized`, `truncated_record`.
     public var flags: [RecordAnomaly] = []
+    /// Whether the connection was decrypted, and why not; nil when no secrets were given at all.
+    public var decryption: TLSDecryptionOutcome?
     public var clientToServer = TLSDirectionStats()
     public var serverToClient = TLSDirectionStats()
 

@@ -11,6 +11,14 @@ public struct TLSServerHello: Sendable, Equatable {
     public var isHelloRetryRequest = false
     /// pre_shared_key is present: a TLS 1.3 server resumed a session (RFC 8446 §4.2.11).
     public var acceptsPreSharedKey = false
+    /// The 32-byte server random (RFC 5246 §7.4.1.3): half of TLS ≤ 1.2's key expansion seed.
+    public var random: [UInt8] = []
+    /// `session_id` (TLS ≤ 1.2; TLS 1.3 echoes the client's): equal to the client's when a session is resumed.
+    public var sessionID: [UInt8] = []
+    /// encrypt_then_mac was accepted (RFC 7366 §3): CBC records carry a MAC of the ciphertext.
+    public var encryptThenMAC = false
+    /// extended_master_secret was accepted (RFC 7627).
+    public var extendedMasterSecret = false
 
     public init(legacyVersion: TLSVersion, cipherSuite: TLSCipherSuite) {
         self.legacyVersion = legacyVersion
@@ -30,13 +38,15 @@ public struct TLSServerHello: Sendable, Equatable {
     public static func parse(_ body: UnsafeRawBufferPointer) -> TLSServerHello? {
         var reader = TLSByteReader(body)
         guard let version = reader.readUInt16(), let random = reader.readBytes(32),
-            reader.readVector8() != nil,  // legacy_session_id_echo
+            let sessionID = reader.readVector8(),  // legacy_session_id_echo
             let suite = reader.readUInt16(),
             reader.readUInt8() != nil  // legacy_compression_method
         else { return nil }
         var hello = TLSServerHello(
             legacyVersion: TLSVersion(rawValue: version), cipherSuite: TLSCipherSuite(rawValue: suite))
         hello.isHelloRetryRequest = random.elementsEqual(helloRetryRequestRandom)
+        hello.random = Array(random)
+        hello.sessionID = Array(sessionID.bytes)
         if reader.isAtEnd { return hello }
         guard var extensions = reader.readVector16() else { return nil }
         while !extensions.isAtEnd {
@@ -48,6 +58,10 @@ public struct TLSServerHello: Sendable, Equatable {
                 hello.selectedVersion = TLSVersion(rawValue: selected)
             case TLSExtensionType.preSharedKey:
                 hello.acceptsPreSharedKey = true
+            case TLSExtensionType.encryptThenMAC:
+                hello.encryptThenMAC = true
+            case TLSExtensionType.extendedMasterSecret:
+                hello.extendedMasterSecret = true
             case TLSExtensionType.applicationLayerProtocolNegotiation:
                 // RFC 7301 §3.1: the server's list holds exactly one name. TLS 1.3 moves it into the
                 // encrypted EncryptedExtensions (RFC 8446 §4.3.1), so only TLS ≤ 1.2 shows it here.

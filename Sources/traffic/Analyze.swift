@@ -125,6 +125,7 @@ struct Analyze: ParsableCommand {
         options.groupsInMemory = groupsInMemory
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         options.analysis.filter = input.filter
+        options.analysis.keyLogPaths = input.keyLogs
         options.analysis.verifyChecksums = checksums.verifyChecksums
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html

@@ -39,7 +39,7 @@ struct BaselineCommand: ParsableCommand {
     func run() throws {
         let baseline: Baseline
         do {
-            baseline = try Baseline.record(captures: input.captures, settings: grouping.settings(filter: input.filter))
+            baseline = try Baseline.record(captures: input.captures, settings: grouping.settings(filter: input.filter, keyLogs: input.keyLogs))
         } catch {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
@@ -80,7 +80,7 @@ struct GroupingOptions: ParsableArguments {
         }
     }
 
-    func settings(filter: String?) -> GroupingSettings {
+    func settings(filter: String?, keyLogs: [String] = []) -> GroupingSettings {
         var settings = GroupingSettings()
         if let groupBy {
             settings.groupBy = GroupField.parseList(groupBy) ?? [.host, .path]
@@ -88,6 +88,7 @@ struct GroupingOptions: ParsableArguments {
         settings.normalizePaths = !noNormalizePaths
         settings.pathTemplates = pathTemplate
         settings.filter = filter
+        settings.keyLogPaths = keyLogs
         return settings
     }
 }

@@ -142,7 +142,7 @@ struct CheckCommand: ParsableCommand {
         do {
             outcome = try RegressionCheck.run(
                 captures: input.captures, baseline: baseline, budget: budget,
-                grouping: grouping.settings(filter: input.filter), rules: try rules())
+                grouping: grouping.settings(filter: input.filter, keyLogs: input.keyLogs), rules: try rules())
         } catch let error as CheckInputError {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)

@@ -22,6 +22,11 @@ struct InputOptions: ParsableArguments {
     @Option(help: "Only packets matching this BPF expression, compiled by libpcap (e.g. 'tcp port 8080').")
     var filter: String?
 
+    @Option(name: .customLong("keylog"), help: ArgumentHelp(
+        "TLS key log (NSS format, as SSLKEYLOGFILE writes it) to decrypt HTTPS; repeatable. Secrets embedded in a "
+            + "pcapng capture are used without it.", valueName: "file"))
+    var keyLogs: [String] = []
+
     func validate() throws {
         if captures.isEmpty { throw ValidationError("give at least one capture file") }
         try validateFilter(filter)

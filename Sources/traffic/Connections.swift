@@ -27,8 +27,17 @@ struct Connections: ParsableCommand {
     func run() throws {
         var options = AnalysisOptions()
         options.filter = input.filter
+        options.keyLogPaths = input.keyLogs
         options.verifyChecksums = checksums.verifyChecksums
-        let tls = input.captures.map { _ in ConnectionTLSInfo() }
+        var warnings: [AnalysisWarning] = []
+        let tls: [ConnectionTLSInfo]
+        do {
+            tls = try ConnectionTLSInfo.perCapture(paths: input.captures, keyLogPaths: input.keyLogs, warnings: &warnings)
+        } catch {
+            printError("traffic: \(error)")
+            throw ExitCode(inputErrorCode)
+        }
+        for warning in warnings { printError(warning.description) }
         let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
         var report = ConnectionsReport(analyses: analyses)
         report.tls = tls.map(\.byConnection)

@@ -33,6 +33,10 @@ struct DiffCommand: ParsableCommand {
     @Option(help: "Only packets matching this BPF expression when reading captures.")
     var filter: String?
 
+    @Option(name: .customLong("keylog"), help: ArgumentHelp(
+        "TLS key log (NSS format, SSLKEYLOGFILE) to decrypt HTTPS in captures; repeatable.", valueName: "file"))
+    var keyLogs: [String] = []
+
     @Option(name: .shortAndLong, help: "Output format: table, markdown, json or html.")
     var format: DiffFormat = .table
 
@@ -49,7 +53,8 @@ struct DiffCommand: ParsableCommand {
         let outcome: CheckOutcome
         do {
             let settings = grouping.isGiven || filter != nil ? grouping.settings(filter: filter) : nil
-            outcome = try SnapshotDiff.run(left: before, right: after, grouping: settings, metric: metric)
+            outcome = try SnapshotDiff.run(
+                left: before, right: after, grouping: settings, metric: metric, keyLogPaths: keyLogs)
         } catch {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)

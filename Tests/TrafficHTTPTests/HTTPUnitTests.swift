@@ -139,6 +139,9 @@ struct HTTPUnitTests {
     used.tunnelBytes = 11
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
+    used.tlsOverheadBytes = 14
+    used.tlsHandshakeBytes = 15
+    used.decrypted = true
     used.lastByteTime = CaptureTime(seconds: 7, nanoseconds: 8)
     used.connect = .init(start: CaptureTime(seconds: 1, nanoseconds: 3), end: CaptureTime(seconds: 1, nanoseconds: 4))
     used.tlsHandshake = .init(start: CaptureTime(seconds: 1, nanoseconds: 5), end: CaptureTime(seconds: 1, nanoseconds: 6))

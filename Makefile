@@ -11,13 +11,13 @@ TOOLS := pkg-config:pkg-config python3:python3
 # touches (about 6 MiB less resident memory than loading the shared Foundation and ICU) and starts faster.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: all deps build-deps browser-deps build run test install samples clean
+.PHONY: all deps build-deps browser-deps har-deps build run test install samples clean
 
 all: build
 
 # Everything the build and the tests need. The browser test of `--format html` needs chromium (Debian's package,
 # not a download by Playwright) and Playwright for Python, which `browser-deps` adds; building needs neither.
-deps: build-deps browser-deps
+deps: build-deps browser-deps har-deps
 
 # Installs only what is missing: pkg-config decides for libraries, `command -v` for tools.
 build-deps:
@@ -51,6 +51,19 @@ browser-deps:
 	  python3 -m pip install -q playwright 2>/dev/null || \
 	  python3 -m pip install -q --user playwright 2>/dev/null || \
 	  python3 -m pip install -q --user --break-system-packages playwright; }
+
+# The HAR test (`HARExportTests`, scripts/har-check.py) validates with jsonschema and reads the file back with
+# haralyzer, a real HAR consumer; both from PyPI the way Playwright is installed above, only when missing.
+har-deps:
+	@python3 -m pip --version >/dev/null 2>&1 || { \
+	  echo "Installing system packages: python3-pip"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-pip; }
+	@python3 -c 'import jsonschema, haralyzer' >/dev/null 2>&1 || { \
+	  echo "Installing Python packages: jsonschema haralyzer"; \
+	  python3 -m pip install -q jsonschema haralyzer 2>/dev/null || \
+	  python3 -m pip install -q --user jsonschema haralyzer 2>/dev/null || \
+	  python3 -m pip install -q --user --break-system-packages jsonschema haralyzer; }
 
 build: build-deps
 	$(SWIFT) build $(RELEASE) --product traffic

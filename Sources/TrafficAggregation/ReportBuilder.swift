@@ -92,8 +92,8 @@ package final class ReportBuilder {
     private func count(_ record: MessageRecord, capture: Int) -> Int? {
         guard matches(record) else { return nil }
         let slot = slot(for: record, capture: capture)
-        groups[slot].add(record, sizes: options.collectResponseSizes)
-        totals.add(record, sizes: options.collectResponseSizes)
+        groups[slot].add(record, sizes: options.collectResponseSizes, waits: options.collectWaits)
+        totals.add(record, sizes: options.collectResponseSizes, waits: options.collectWaits)
         switch record.kind {
         case .request:
             summary.requests += 1

@@ -9,6 +9,9 @@ public struct ReportOptions: Sendable {
     public var pathGlob: String?
     /// Keep every record for `--messages`.
     public var keepMessages = false
+    /// Keep each message's head as sent in its record (`MessageRecord.head`), for HAR's headers and cookies;
+    /// with `keepMessages`. Off by default: the parser then copies no header bytes.
+    public var keepHeads = false
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
     /// not grow with the capture (a run of 16384 records is a few MiB).
     public var messageRunLength = 16_384
@@ -29,6 +32,9 @@ public struct ReportOptions: Sendable {
     /// Keep a histogram of response sizes per group (`GroupTotals.responseSizes`: the HTML report's
     /// percentiles); off by default, as it costs an array update per response.
     public var collectResponseSizes = false
+    /// Keep a histogram of response waits per group (`GroupTotals.waits`: JSON's and CSV's `wait_median_seconds`
+    /// and `wait_p95_seconds`, the table's `--timings`); off by default, as it costs an array update per response.
+    public var collectWaits = false
     /// Collect `TrafficReport.timeline` (the HTML report's waterfall and bytes over time); off by default, as
     /// it costs a dictionary update per record.
     public var collectTimeline = false

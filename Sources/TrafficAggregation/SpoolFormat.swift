@@ -45,6 +45,12 @@ extension Array where Element == UInt8 {
         guard let text else { return spool(-1) }
         spool(text)
     }
+
+    /// Raw bytes (a kept head): a length, then the bytes.
+    package mutating func spool(bytes: [UInt8]) {
+        spool(bytes.count)
+        append(contentsOf: bytes)
+    }
 }
 
 /// Reads the values of one entry in the order `spool` wrote them; nil wherever the bytes are damaged.
@@ -97,6 +103,13 @@ package struct SpoolReader {
         guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
         defer { position += count }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
+    }
+
+    /// Raw bytes written by `spool(bytes:)`.
+    package mutating func byteArray() -> [UInt8]? {
+        guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
+        defer { position += count }
+        return Array(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]))
     }
 
     package mutating func optionalString() -> String?? {

@@ -6,13 +6,14 @@
 ///
 /// After the sums comes the response-size histogram: its exact maximum, the number of non-empty buckets, and
 /// (bucket, count) for each, all unsigned varints (`SizeHistogram`; a few bytes for most groups); nothing at all
-/// when it is empty.
+/// when it is empty. Then, when there are waits, the wait histogram the same way (the size histogram is then
+/// written even when empty, so that the second one is known by its place).
 ///
 /// Every stored sum is written: a test counts the stored properties of `GroupTotals` and `SideTotals`
 /// against `totalsFieldCount` and `sideFieldCount`, so that a sum added there without being added here
 /// fails the tests instead of vanishing from large reports only.
 package enum SpooledGroup {
-    package static let totalsFieldCount = 6
+    package static let totalsFieldCount = 7
     /// `SideTotals`' stored sums, the five rare ones included (stored together as `rareSums`: 11 properties).
     package static let sideFieldCount = 17
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
@@ -53,15 +54,18 @@ package enum SpooledGroup {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
             let sizes = totals.pointee.responseSizes
+            let waits = totals.pointee.waits
             // Groups without responses (most TLS rows, requests cut short) write nothing more.
-            guard !sizes.entries.isEmpty else { return }
-            var n = putUnsigned(UInt64(sizes.max), at: out)
-            n += putUnsigned(UInt64(sizes.entries.count), at: out + n)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
-            for pair in sizes.pairs {
-                n = putUnsigned(UInt64(pair.bucket), at: out)
-                n += putUnsigned(UInt64(pair.count), at: out + n)
+            guard !sizes.entries.isEmpty || !waits.entries.isEmpty else { return }
+            for histogram in waits.entries.isEmpty ? [sizes] : [sizes, waits] {
+                var n = putUnsigned(UInt64(histogram.max), at: out)
+                n += putUnsigned(UInt64(histogram.entries.count), at: out + n)
                 bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
+                for pair in histogram.pairs {
+                    n = putUnsigned(UInt64(pair.bucket), at: out)
+                    n += putUnsigned(UInt64(pair.count), at: out + n)
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
+                }
             }
         }
         bytes.endSpoolEntry(lengthAt)
@@ -104,8 +108,20 @@ package enum SpooledGroup {
         }
         guard var totals else { return nil }
         if r.position == bytes.count { return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals) }
+        guard let sizes = histogram(&r, bytes.count) else { return nil }
+        totals.responseSizes = sizes
+        if r.position < bytes.count {
+            guard let waits = histogram(&r, bytes.count) else { return nil }
+            totals.waits = waits
+        }
+        guard r.position == bytes.count else { return nil }
+        return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals)
+    }
+
+    /// A histogram as `append` writes it; nil when the bytes are damaged.
+    private static func histogram(_ r: inout SpoolReader, _ entryBytes: Int) -> SizeHistogram? {
         guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
-            pairCount <= UInt64(bytes.count)
+            pairCount <= UInt64(entryBytes)
         else { return nil }
         var pairs: [(bucket: Int, count: Int)] = []
         for _ in 0..<Int(pairCount) {
@@ -114,9 +130,7 @@ package enum SpooledGroup {
             }
             pairs.append((Int(bucket), Int(count)))
         }
-        guard let sizes = SizeHistogram(pairs: pairs, max: Int(max)), r.position == bytes.count else { return nil }
-        totals.responseSizes = sizes
-        return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals)
+        return SizeHistogram(pairs: pairs, max: Int(max))
     }
 
     /// Decodes one group written by `append` (all of its bytes, the length included); nil if they are not

@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 36
+    package static let fieldCount = 41
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -63,6 +63,18 @@ package enum SpooledRecord {
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
         bytes.spool(r.decrypted ? 1 : 0)
+        bytes.spool(Int(r.lastByteTime.nanoseconds))
+        bytes.spool(r.wait.map { Int($0.nanoseconds) })
+        for span in [r.connect, r.tlsHandshake] {
+            if let span {
+                bytes.spool(1)
+                bytes.spool(Int(span.start.nanoseconds))
+                bytes.spool(Int(span.end.nanoseconds))
+            } else {
+                bytes.spool(0)
+            }
+        }
+        bytes.spool(bytes: r.head)
         bytes.spool(r.contentType)
         bytes.spool(r.contentEncoding)
         bytes.spool(r.transferEncoding)
@@ -122,7 +134,9 @@ package enum SpooledRecord {
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
             let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let offset = r.int(),
-            let segmentHeaders = r.int(), let decrypted = r.int(),
+            let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
+            let wait = r.optionalInt(), let connect = Self.span(&r), let tlsHandshakeTime = Self.span(&r),
+            let head = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
             let flagCount = r.int(), flagCount >= 0
@@ -137,6 +151,11 @@ package enum SpooledRecord {
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
         record.decrypted = decrypted == 1
+        record.lastByteTime = CaptureTime(nanoseconds: Int64(lastByte))
+        record.connect = connect
+        record.wait = wait.map { CaptureTime(nanoseconds: Int64($0)) }
+        record.tlsHandshake = tlsHandshakeTime
+        record.head = head
         record.contentType = contentType
         record.contentEncoding = contentEncoding
         record.transferEncoding = transferEncoding
@@ -148,5 +167,14 @@ package enum SpooledRecord {
             record.flags.append(flag)
         }
         return r.position == bytes.count ? (capture, record) : nil
+    }
+
+    /// An optional time span as `append` writes it: nil when damaged, .some(nil) when absent.
+    private static func span(_ r: inout SpoolReader) -> MessageRecord.TimeSpan?? {
+        guard let present = r.int() else { return nil }
+        if present == 0 { return .some(nil) }
+        guard let start = r.int(), let end = r.int() else { return nil }
+        return .some(MessageRecord.TimeSpan(
+            start: CaptureTime(nanoseconds: Int64(start)), end: CaptureTime(nanoseconds: Int64(end))))
     }
 }

@@ -34,6 +34,9 @@ final class HTTPConnectionTap: SessionStage {
         /// Captured bytes in no readable record.
         var undecryptedBytes = [0, 0]
     }
+    /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
+    /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
+    var connect: MessageRecord.TimeSpan?
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
          overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false) {
@@ -48,16 +51,31 @@ final class HTTPConnectionTap: SessionStage {
         // reference per record).
         let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
             [unowned(unsafe) self] record in
-            records.emitted(record)
-            guard joins else {
-                records.take(record)
-                return
+            // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
+            if record.index == 1, let connect = self.connect {
+                var first = record
+                first.connect = connect
+                self.deliver(first)
+            } else {
+                self.deliver(record)
             }
-            var batch: [MessageRecord] = []
-            joiner.add(record) { batch.append($0) }
-            records.take(batch)
         }
         self.parser = Unmanaged.passRetained(parser)
+    }
+
+    private func deliver(_ record: MessageRecord) {
+        records.emitted(record)
+        guard joins else {
+            records.take(record)
+            return
+        }
+        var batch: [MessageRecord] = []
+        joiner.add(record) { batch.append($0) }
+        records.take(batch)
+    }
+
+    func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
+        connect = MessageRecord.TimeSpan(start: syn, end: ack)
     }
 
     deinit { parser?.release() }

@@ -98,7 +98,10 @@ public enum TrafficAnalyzer {
         capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions,
         decryption: TLSDecryptionContext?
     ) -> TCPReassembler.HandlerFactory {
-        let limits = HTTPLimits(decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding))
+        // Heads are kept for HAR up to 256 KiB a message: servers refuse heads far smaller (8–64 KiB).
+        let limits = HTTPLimits(
+            decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding),
+            maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0)
         let stages = TCPSession.Stages(
             [(TLSConnectionParser.detector, { info in
                 TLSConnectionTap(

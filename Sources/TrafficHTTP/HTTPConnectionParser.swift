@@ -60,6 +60,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// The exchange of the request currently being parsed (set once its head is complete).
     private var currentRequest: HTTPExchange?
     private var nextIndex = 1
+    /// The exchange the response being parsed answers (nil when unpaired): its request's end starts `wait`.
+    private var responseExchange: HTTPExchange?
     private var pairingLost = false
     /// A server-side gap may have swallowed whole responses (flag `pairing_uncertain` on later responses).
     private var responsePairingUncertain = false
@@ -158,14 +160,18 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             case .needMore:
                 parser.headerShare += share(upTo: bytes.count)
                 shareFraming(upTo: bytes.count)
+                // The message in progress has bytes up to here (HAR `send`/`receive`, `last_byte_time`).
+                if parser.inMessage { parser.record.lastByteTime = segment.time }
                 return
             case .head:
                 parser.headerShare += share(upTo: offset)
                 shareFraming(upTo: offset)
+                parser.record.lastByteTime = segment.time
                 headCompleted(direction)
             case .message:
                 parser.headerShare += share(upTo: offset)
                 shareFraming(upTo: offset)
+                parser.record.lastByteTime = segment.time
                 messageCompleted(direction)
             }
         }
@@ -236,6 +242,13 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             parser.framingShare = 0
         }
         guard direction == .clientToServer else {
+            if let end = responseExchange?.requestEnd {
+                responses.record.wait = end.duration(to: responses.record.time)
+            } else if responseExchange != nil {
+                // The request has not ended yet: the server answered before it was sent in full.
+                responses.record.wait = .zero
+            }
+            responseExchange = nil
             emitRecord(&responses.record)
             responses.recordIsFresh = false
             return
@@ -244,6 +257,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             preconditionFailure("request completed without an exchange (index \(requests.record.index))")
         }
         currentRequest = nil
+        exchange.requestEnd = requests.record.lastByteTime
         if exchange.paired || exchange.unpairable {
             requests.record.paired = exchange.paired
             emitRecord(&requests.record)
@@ -310,10 +324,12 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             responses.record.path = exchange.path
             responses.record.query = exchange.query
             responses.record.paired = true
+            responseExchange = exchange
             if responsePairingUncertain { responses.record.flag(.pairingUncertain) }
             releaseHeldRequest(exchange)
             return exchange
         }
+        responseExchange = nil
         responses.record.index = nextIndex
         if final { nextIndex += 1 }
         responses.record.host = defaultHost

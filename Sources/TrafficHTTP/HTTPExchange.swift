@@ -1,3 +1,4 @@
+import TrafficCapture
 import TrafficSessions
 /// A request waiting for its response: what the response needs from it (framing, identity), and whether
 /// its record is held (in the parser's FIFO) until it is known whether a response came (then `paired` is
@@ -17,6 +18,8 @@ final class HTTPExchange {
     var unpairable = false
     /// The response said whether the protocol switches (a final or 101 response arrived).
     var switchDecided = false
+    /// Capture time of the request's last byte, once it is complete (a response's `wait` starts there).
+    var requestEnd: CaptureTime?
     /// The finished request's record is held (by the connection parser) while `paired` is not known yet.
     var isHolding = false
 

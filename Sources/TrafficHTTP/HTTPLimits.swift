@@ -15,11 +15,17 @@ public struct HTTPLimits: Sendable {
     public var maxPendingRequests: Int
     /// Limits handed to the content decoder.
     public var decoding: ContentDecodingLimits
+    /// Bytes of each message's head (start line and field lines) kept in its record's `head`, for HAR's
+    /// headers and cookies; lines past it are not kept (flag `header_limit`,
+    /// HAR `_headers_cut`). 0, the default, keeps
+    /// nothing: records are counted, not stored, and the default path copies no header bytes.
+    public var maxKeptHeadBytes: Int
 
     public init(
         maxLineBytes: Int = 64 * 1024, maxHeaderFields: Int = 10_000, maxMethodBytes: Int = 32,
-        maxPendingRequests: Int = 10_000, decoding: ContentDecodingLimits = .init()
+        maxPendingRequests: Int = 10_000, decoding: ContentDecodingLimits = .init(), maxKeptHeadBytes: Int = 0
     ) {
+        self.maxKeptHeadBytes = maxKeptHeadBytes
         self.maxLineBytes = maxLineBytes
         self.maxHeaderFields = maxHeaderFields
         self.maxMethodBytes = maxMethodBytes

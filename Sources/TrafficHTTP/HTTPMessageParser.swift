@@ -82,6 +82,9 @@ final class HTTPMessageParser {
     var chunked = ChunkedBodyParser()
     var decoding = HTTPBodyDecoding.identity
     private var lastFieldIsCookie = false
+    /// A line of the current head did not fit in `maxKeptHeadBytes`: no later line is kept either, so the
+    /// kept head is always a prefix of the head as sent.
+    private var headKeptInFull = true
     /// Set when the other side switched protocols while this side was inside a message.
     var tunnelAfterMessage = false
     var heldSwitchBytes = 0
@@ -199,12 +202,14 @@ final class HTTPMessageParser {
             if lineLength > limits.maxLineBytes { return abandonPartialLine() }
             return false
         }
-        let (parsed, total, empty) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+        let (parsed, total, empty, kept) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
             let start =
                 overlong
                 ? nil : HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
             if start == nil, isRequest, !sawHTTP, HTTPBytes.isHTTP2Preface(content, from: 0) { sawHTTP2Preface = true }
-            return (start, total, content.isEmpty)
+            // The start line for HAR: copied out only when heads are kept (the record restarts below).
+            let kept: [UInt8] = start != nil && limits.maxKeptHeadBytes > 0 ? Array(content) : []
+            return (start, total, content.isEmpty, kept)
         }
         offset = lf + 1
         resetLine()
@@ -215,6 +220,7 @@ final class HTTPMessageParser {
             return false
         }
         beginMessage(parsed, lineBytes: total)
+        if !kept.isEmpty { kept.withUnsafeBytes { keepHeadLine($0) } }
         return state == .startLine  // HTTP/0.9: no header section
     }
 
@@ -238,6 +244,7 @@ final class HTTPMessageParser {
         sawHTTP = true
         mayResync = true
         lastFieldIsCookie = false
+        headKeptInFull = true
         decoding = .identity
         state = .headers
         switch start {
@@ -292,10 +299,25 @@ final class HTTPMessageParser {
         return false
     }
 
+    /// Appends one line of the head to the record's `head` (HAR), with an LF, while the limit allows.
+    private func keepHeadLine(_ content: UnsafeRawBufferPointer) {
+        guard headKeptInFull, record.head.count + content.count < limits.maxKeptHeadBytes else {
+            if headKeptInFull { record.flag(.headerLimit) }
+            headKeptInFull = false
+            return
+        }
+        record.head.append(contentsOf: content)
+        record.head.append(HTTPBytes.lf)
+    }
+
     /// Accounts one complete field line; returns true for the empty line ending the head.
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
         record.headerBytes += total
         if content.isEmpty { return true }
+        if limits.maxKeptHeadBytes > 0 {
+            // An overlong line arrives as a prefix: it and every later line are left out, as past the limit.
+            if overlong { headKeptInFull = false } else { keepHeadLine(content) }  // overlong: flagged below
+        }
         if overlong { record.flag(.headerLimit) }
         if HTTPBytes.isWhitespace(content[0]) {
             // obs-fold (RFC 9112 §5.2): a continuation of the previous field line, Cookie lines included.

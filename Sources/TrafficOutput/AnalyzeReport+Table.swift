@@ -54,6 +54,17 @@ extension AnalyzeReport {
         ("wire", "wire: total with the connection overhead chosen by --overhead", 0),
     ]
 
+    /// `--timings`: after the numeric columns; asked for, so dropped last when the table is narrow (p95 first).
+    static let timingColumns: [(title: String, legend: String, dropOrder: Int)] = [
+        ("wait p50", "wait p50: median time from a request's last byte to its response's first (≈ within 6.25 %)", 1),
+        ("wait p95", "wait p95: its 95th percentile", 2),
+    ]
+
+    /// A wait in milliseconds, exact to the nanosecond; `–` when the group has none.
+    static func waitText(_ nanoseconds: Int?) -> String {
+        nanoseconds.map { HARTimings.milliseconds(Int64($0)) + " ms" } ?? "–"
+    }
+
     /// The column a `--sort` key orders by; it is never dropped.
     static func sortColumn(_ key: SortKey) -> String? {
         switch key {
@@ -75,6 +86,14 @@ extension AnalyzeReport {
         let sorted = Self.sortColumn(sort)
         for column in Self.numericColumns where column.title != "wire" || showWire {
             columns.append(.init(column.title, dropOrder: column.title == sorted ? 0 : column.dropOrder))
+        }
+        let showTimings = timings
+        if showTimings { for column in Self.timingColumns { columns.append(.init(column.title, dropOrder: column.dropOrder)) } }
+        /// `--timings`: the wait's median and p95 of a group, as text (`–` without a paired response).
+        func forEachWait(_ totals: UnsafePointer<GroupTotals>, _ body: (String) -> Void) {
+            guard showTimings else { return }
+            let waits = totals.pointer(to: \.waits)!
+            for column in Self.waitColumns { body(Self.waitText(waits.pointee.quantile(column.quantile).map { $0 * 1000 })) }
         }
         let keyCount = report.groupBy.count
         var table = TextTable(columns: columns)
@@ -108,6 +127,9 @@ extension AnalyzeReport {
                     cells.append(humanBytes: value)
                 }
             }
+            forEachWait(group.pointer(to: \.totals)!) { text in
+                if shown[cells.count] { cells.append(text) } else { cells.appendEmpty() }
+            }
         }
         func widen(_ group: UnsafePointer<ReportGroup>, _ widths: inout [Int]) {
             var column = 0
@@ -118,6 +140,10 @@ extension AnalyzeReport {
             forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
                 let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
                 widths[column] = max(widths[column], width)
+                column += 1
+            }
+            forEachWait(group.pointer(to: \.totals)!) { text in
+                widths[column] = max(widths[column], TextTable.displayWidth(text))
                 column += 1
             }
         }
@@ -156,6 +182,7 @@ extension AnalyzeReport {
         var footer = [String](totalKeys)
         withUnsafePointer(to: report.totals) { totals in
             forEachNumber(totals) { value, isCount in footer.append(isCount ? String(value) : bytes(value)) }
+            forEachWait(totals) { footer.append($0) }
         }
         table.footer = [footer]
         var first = true
@@ -173,7 +200,8 @@ extension AnalyzeReport {
             first = false
         })
         let shown = visible.filter { $0 >= keyCount }.map { columns[$0].title }
-        let legend = Self.numericColumns.filter { shown.contains($0.title) }.map(\.legend)
+        let legend = (Self.numericColumns + (showTimings ? Self.timingColumns : [])).filter { shown.contains($0.title) }
+            .map(\.legend)
         emit(summaryLines(width: width, legend: legend), to: write)
     }
 

@@ -17,6 +17,10 @@ public struct AnalyzeReport {
     public var color = false
     public var top: Int?
     public var sort: SortKey = .total
+    /// `--timings`: the groups table shows the median and p95 of each group's wait.
+    public var timings = false
+    /// `--format har` with `--overhead`: entries carry `_wire_bytes`.
+    public var harOverhead = false
 
     /// Table orderings for `--sort`.
     public enum SortKey: String, CaseIterable, Sendable {
@@ -62,6 +66,16 @@ public struct AnalyzeReport {
 
     private static let groupKeys = groupColumns.map { JSONWriter.Key($0.name) }
 
+    /// Time columns after the byte columns (issue 29): the median and p95 of the responses' `wait` (request's
+    /// last byte to response's first), in decimal seconds; empty (null) for a group without a paired response.
+    /// Approximate (`SizeHistogram`: within 6.25 %).
+    static let waitColumns: [(name: String, quantile: Double)] = [("wait_median_seconds", 0.5), ("wait_p95_seconds", 0.95)]
+
+    /// Microseconds (`GroupTotals.waits`' unit) as exact decimal seconds.
+    static func seconds(_ microseconds: Int?) -> String? {
+        microseconds.map { CaptureTime(nanoseconds: Int64($0) * 1000).decimalString }
+    }
+
     public func render(_ format: OutputFormat, width: Int = 80) -> String {
         var text = ""
         write(format, width: width) { text += $0 }
@@ -79,6 +93,10 @@ public struct AnalyzeReport {
         switch format {
         case .json: json(chunkBytes: chunkBytes, to: write)
         case .html: HTMLReport(report: report, top: top).write(chunkBytes: chunkBytes, to: write)
+        case .har:
+            var document = HARDocument(report: report, creatorVersion: TrafficVersion.current)
+            document.overhead = harOverhead
+            document.write(chunkBytes: chunkBytes, to: write)
         case .csv:
             if listMessages { messagesCSV(chunkBytes: chunkBytes, to: write) } else { groupsCSV(chunkBytes: chunkBytes, to: write) }
         case .table:
@@ -96,10 +114,11 @@ public struct AnalyzeReport {
 
     func groupsCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
-        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name))
+        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name) + Self.waitColumns.map(\.name))
         for group in report.groups {
             for key in group.keys { w.cell(key) }
             for column in Self.groupColumns { w.cell(column.value(group.totals)) }
+            for column in Self.waitColumns { w.cell(Self.seconds(group.totals.waits.quantile(column.quantile)) ?? "") }
             w.endRow()
             w.flush(over: chunkBytes, to: write)
         }
@@ -206,6 +225,13 @@ public struct AnalyzeReport {
             w.beginObject()
             for (field, key) in zip(report.groupBy, group.keys) { w.field(field.columnName, key) }
             for (key, column) in zip(Self.groupKeys, Self.groupColumns) { w.field(key, column.value(group.totals)) }
+            for column in Self.waitColumns {
+                if let text = Self.seconds(group.totals.waits.quantile(column.quantile)) {
+                    w.field(column.name, raw: text)
+                } else {
+                    w.field(column.name, Int?.none)
+                }
+            }
             w.endObject()
             w.flush(over: chunkBytes, to: write)
         }

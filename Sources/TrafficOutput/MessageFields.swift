@@ -8,7 +8,7 @@ enum MessageFields {
         case text(String?)
         case number(Int?)
         /// Formatted only as the one format needs it: CSV prints ISO 8601, JSON decimal seconds.
-        case time(CaptureTime)
+        case time(CaptureTime?)
         case flag(Bool)
         case list([String])
     }
@@ -66,13 +66,17 @@ enum MessageFields {
         body("alpn_offered", .text(r.tls?.alpnOffered))
         // Decrypted HTTPS (issue 21): null on cleartext records and on `tls` records.
         body("tls_overhead_bytes", .number(r.decrypted ? r.tlsOverheadBytes : nil))
+        // Issue 29: when the message's first and last bytes were captured (HAR's send and receive). A TLS
+        // record spans a whole connection direction: no last byte time is kept for it (null).
+        body("first_byte_time", .time(r.time))
+        body("last_byte_time", .time(r.kind == .tls ? nil : r.lastByteTime))
     }
 
     static func csvCell(_ value: Value) -> String {
         switch value {
         case .text(let text): return text ?? ""
         case .number(let number): return number.map(String.init) ?? ""
-        case .time(let time): return time.iso8601
+        case .time(let time): return time?.iso8601 ?? ""
         case .flag(let flag): return flag ? "true" : "false"
         case .list(let list): return list.joined(separator: " ")
         }
@@ -89,7 +93,8 @@ enum MessageFields {
         switch value {
         case .text(let text): w.field(key, text)
         case .number(let number): w.field(key, number)
-        case .time(let time): w.field(key, raw: time.decimalString)
+        case .time(let time?): w.field(key, raw: time.decimalString)
+        case .time(nil): w.field(key, Int?.none)
         case .flag(let flag): w.field(key, flag)
         case .list(let list): w.field(key, list)
         }

@@ -19,6 +19,8 @@ final class TCPConnection {
     /// The SYN-ACK's sequence number: the ACK carrying it + 1 completes the handshake.
     private var serverISN: UInt32?
     private var handshakeCompleted = false
+    /// Capture time of the client's first SYN: the start of HAR's `connect` (SYN retries included, as browsers count them).
+    private var synTime: CaptureTime?
 
     init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
         self.info = info
@@ -65,6 +67,7 @@ final class TCPConnection {
                 if !stream(direction, \.started) { self[direction].start(at: segment.sequenceNumber &+ 1) }
             }
             if flags.contains(.ack), direction == .serverToClient { serverISN = segment.sequenceNumber }
+            if direction == .clientToServer, !flags.contains(.ack), synTime == nil { synTime = time }
         } else if flags.contains(.rst) || flags.contains(.fin) {
             control = .teardown
         }
@@ -144,6 +147,7 @@ final class TCPConnection {
                     segment.acknowledgmentNumber == serverISN &+ 1
                 {
                     handshakeCompleted = true
+                    if let synTime { handler?.handshakeCompleted(syn: synTime, ack: time) }
                     tally(direction) {
                         $0.handshakePackets += segment.frameCount
                         $0.handshakeBytes += segment.frameBytes

@@ -85,9 +85,13 @@ public protocol TCPStreamHandler: AnyObject {
     func packet(_ event: TCPPacketEvent)
     /// The reassembler lets go of the connection: its final accounting. Called once, after `finish`.
     func connectionEnded(_ summary: TCPConnectionSummary)
+    /// The client's ACK of the SYN-ACK completed the three-way handshake that the client's SYN at `syn`
+    /// began (HAR's `connect`). Called at most once, before any byte, and only when both were captured.
+    func handshakeCompleted(syn: CaptureTime, ack: CaptureTime)
 }
 
 extension TCPStreamHandler {
+    public func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {}
     public func packet(_ event: TCPPacketEvent) {}
     public func connectionEnded(_ summary: TCPConnectionSummary) {}
 }

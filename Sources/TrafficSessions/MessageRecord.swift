@@ -126,6 +126,34 @@ public struct MessageRecord: Sendable {
     /// Whether the message was read from decrypted TLS records (its `tlsOverheadBytes` apply).
     public var decrypted = false
 
+    // Timings (HAR `timings`, `--messages` `first_byte_time`/`last_byte_time`); `time` is the first byte's.
+    /// A stretch of capture time, e.g. the TCP handshake.
+    public struct TimeSpan: Sendable, Equatable {
+        public var start: CaptureTime
+        public var end: CaptureTime
+        public init(start: CaptureTime, end: CaptureTime) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Capture time of the packet that completed the message's last byte (its first byte's is `time`).
+    public var lastByteTime = CaptureTime.zero
+    /// The connection's TCP handshake, SYN to the ACK completing it, on the records of its first exchange
+    /// only (HAR counts a connection's setup once): nil on later exchanges and without a captured handshake.
+    public var connect: TimeSpan?
+    /// On a response: its request's last byte to its own first byte (HAR `wait`; 0 when the server answered
+    /// before the request ended); nil for a response without a known request, and on requests.
+    public var wait: CaptureTime?
+    /// The TLS handshake of the connection, on its first exchange, for a stage that decrypts (HAR `ssl`,
+    /// within `connect`'s end and the first request byte): nil for cleartext, which is all there is today.
+    public var tlsHandshake: TimeSpan?
+    /// The head as sent (start line, then each field line, each ended by one LF, line endings otherwise
+    /// removed), kept only when `HTTPLimits.maxKeptHeadBytes` asks for it (HAR's headers and cookies):
+    /// empty otherwise, so the default path copies no bytes. Bytes, not text: field values are not
+    /// guaranteed to be UTF-8.
+    public var head: [UInt8] = []
+
     // Description and flags
     public var contentType: String?
     public var contentEncoding: String?
@@ -178,6 +206,11 @@ public struct MessageRecord: Sendable {
         streamOffset = template.streamOffset
         segmentHeaderBytes = template.segmentHeaderBytes
         decrypted = template.decrypted
+        lastByteTime = template.lastByteTime
+        connect = template.connect
+        wait = template.wait
+        tlsHandshake = template.tlsHandshake
+        if !head.isEmpty || !template.head.isEmpty { head = template.head }
         if contentType != nil { contentType = nil }
         if contentEncoding != nil { contentEncoding = nil }
         if transferEncoding != nil { transferEncoding = nil }

@@ -1,3 +1,4 @@
+import TrafficCapture
 import TrafficReassembly
 
 /// The top analyzer of a TCP session: besides the streams it hears of the connection's packets that carry
@@ -7,9 +8,12 @@ public protocol SessionStage: StreamAnalyzer {
     func packet(_ event: TCPPacketEvent)
     /// The reassembler lets go of the connection. Called once, after `finish`.
     func connectionEnded(_ summary: TCPConnectionSummary)
+    /// The connection's TCP handshake, SYN to the ACK completing it (see `TCPStreamHandler`).
+    func handshakeCompleted(syn: CaptureTime, ack: CaptureTime)
 }
 
 extension SessionStage {
+    public func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {}
     public func packet(_ event: TCPPacketEvent) {}
     public func connectionEnded(_ summary: TCPConnectionSummary) {}
 }

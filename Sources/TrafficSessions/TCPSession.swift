@@ -45,6 +45,7 @@ public final class TCPSession: TCPStreamHandler {
         case bytes([UInt8], Direction, WireSpan)
         case skip(Int, Direction, CaptureTime)
         case packet(TCPPacketEvent)
+        case handshake(syn: CaptureTime, ack: CaptureTime)
     }
 
     // Kept small: a SYN flood creates one session per half-open connection, most of which never see a byte.
@@ -102,6 +103,15 @@ public final class TCPSession: TCPStreamHandler {
         chosen._withUnsafeGuaranteedRef { $0.stage.packet(event) }
     }
 
+    public func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
+        // Before any byte, so almost always held until the stage is chosen (in `held`: a session stays small).
+        guard let chosen else {
+            held.append(.handshake(syn: syn, ack: ack))
+            return
+        }
+        chosen._withUnsafeGuaranteedRef { $0.stage.handshakeCompleted(syn: syn, ack: ack) }
+    }
+
     public func finish(time: CaptureTime) {
         if chosen == nil {
             // The stream ended before `prefixBytes` arrived: decide on what there is, client side first.
@@ -135,6 +145,7 @@ public final class TCPSession: TCPStreamHandler {
                 bytes.withUnsafeBytes { stage.receive($0, direction: direction, span: span) }
             case let .skip(count, direction, time): stage.skip(count, direction: direction, time: time)
             case let .packet(event): stage.packet(event)
+            case let .handshake(syn, ack): stage.handshakeCompleted(syn: syn, ack: ack)
             }
         }
     }

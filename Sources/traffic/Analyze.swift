@@ -31,6 +31,7 @@ struct Analyze: ParsableCommand {
               traffic analyze --filter 'tcp port 8080' run1.pcap run2.pcap --per-capture
               traffic analyze --overhead all --bytes capture.pcap
               traffic analyze --format html -o report.html capture.pcap
+              traffic analyze --format har -o capture.har capture.pcap
             """)
 
     @OptionGroup var input: InputOptions
@@ -83,6 +84,9 @@ struct Analyze: ParsableCommand {
         valueName: "n"))
     var timelineMessages: Int = ReportOptions().timelineEventLimit
 
+    @Flag(help: "Table: add the median and p95 of each group's wait (request's last byte to response's first).")
+    var timings = false
+
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
     var noColor = false
 
@@ -112,6 +116,11 @@ struct Analyze: ParsableCommand {
         // The page is built from the groups; keeping every record for it would only cost memory and a spool.
         options.keepMessages = messages && output.format != .html
         if messages && output.format == .html { printError("note: --messages is not listed in --format html; the page shows the groups and a timeline") }
+        if output.format == .har {
+            // HAR's entries are the records with their heads as sent, read back in order from sorted runs.
+            options.keepMessages = true
+            options.keepHeads = true
+        }
         options.verifyDecoding = verifyDecoding
         options.groupsInMemory = groupsInMemory
         options.jobs = jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -121,6 +130,8 @@ struct Analyze: ParsableCommand {
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html
         options.collectResponseSizes = output.format == .html
+        // The waits' median and p95: columns of JSON and CSV, and of the table with --timings.
+        options.collectWaits = output.format == .json || output.format == .csv || (output.format == .table && timings)
         options.timelineEventLimit = timelineMessages
         let progress = ProgressBar(enabled: isatty(2) != 0)
         let report: TrafficReport
@@ -138,6 +149,8 @@ struct Analyze: ParsableCommand {
         rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs
         rendered.sort = sort
+        rendered.harOverhead = !options.overhead.isEmpty
+        rendered.timings = timings
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
         let width = output.terminalWidth

@@ -69,7 +69,7 @@ struct ChecksumOptions: ParsableArguments {
 }
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "Output format: table, csv, json or html (analyze only: one self-contained page).")
+    @Option(name: .shortAndLong, help: "Output format: table, csv, json, html (analyze only: one self-contained page) or har (analyze only: HAR 1.2).")
     var format: OutputFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")

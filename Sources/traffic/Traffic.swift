@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrafficOutput
 
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +59,7 @@ struct Traffic: ParsableCommand {
               traffic connections --format json capture.pcapng.gz
               tcpdump -w - -i any port 80 | traffic connections -
             """,
-        version: "0.1.0",
+        version: TrafficVersion.current,
         subcommands: [Analyze.self, Connections.self, BaselineCommand.self, CheckCommand.self, DiffCommand.self])
 }
 

@@ -78,7 +78,12 @@ import Testing
         #expect(rows.count == groups.count)
         for (row, group) in zip(rows, groups) {
             for (key, value) in group {
-                if let number = value as? Int { #expect(row[key] as? Int == number, "\(key)") } else {
+                if let number = value as? Int {
+                    #expect(row[key] as? Int == number, "\(key)")
+                } else if let seconds = value as? Double {
+                    // Decimal seconds (the wait columns): the same number in both.
+                    #expect((row[key] as? String).flatMap(Double.init) == seconds, "\(key)")
+                } else {
                     #expect(row[key] as? String == value as? String, "\(key)")
                 }
             }

@@ -84,4 +84,17 @@ import Testing
         let cut = bytes.withUnsafeBytes { SpooledGroup.decode($0) }
         #expect(cut == nil)
     }
+
+    /// Waits (issue 29) are a second histogram after the sizes: kept with or without sizes beside them.
+    @Test(arguments: [true, false]) func theSpooledFormKeepsTheWaits(withSizes: Bool) throws {
+        var totals = GroupTotals()
+        if withSizes { for v in Self.sizes(seed: 4, count: 50) { totals.responseSizes.add(v) } }
+        for v in Self.sizes(seed: 5, count: 200) { totals.waits.add(v * 1000) }
+        var bytes: [UInt8] = []
+        SpooledGroup.append(hash: 7, ReportGroup(keys: ["h", "/w"], totals: totals), to: &bytes)
+        let decoded = try #require(bytes.withUnsafeBytes { SpooledGroup.decode($0) })
+        #expect(decoded.group.totals == totals)
+        bytes.removeLast()
+        #expect(bytes.withUnsafeBytes { SpooledGroup.decode($0) } == nil)
+    }
 }

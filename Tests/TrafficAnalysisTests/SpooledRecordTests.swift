@@ -37,6 +37,12 @@ import TrafficSessions
         full.tunnelBytes = 5
         full.streamOffset = 6
         full.segmentHeaderBytes = 7
+        full.lastByteTime = CaptureTime(nanoseconds: -1_234_567_000_000)
+        full.wait = CaptureTime(nanoseconds: 95_000)
+        full.connect = .init(start: CaptureTime(nanoseconds: 5), end: CaptureTime(nanoseconds: 1 << 61))
+        full.tlsHandshake = .init(start: CaptureTime(nanoseconds: -7), end: .zero)
+        // Binary-safe: a NUL, bytes that are not UTF-8, and LF-separated lines.
+        full.head = [0x47, 0x45, 0x54, 0x0A, 0x00, 0xFF, 0xC3, 0x28, 0x0A] + Array(repeating: 0x78, count: 70_000)
         full.contentType = "application/json; charset=utf-8"
         full.contentEncoding = "gzip"
         full.transferEncoding = "chunked"

@@ -142,6 +142,11 @@ struct HTTPUnitTests {
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
     used.decrypted = true
+    used.lastByteTime = CaptureTime(seconds: 7, nanoseconds: 8)
+    used.connect = .init(start: CaptureTime(seconds: 1, nanoseconds: 3), end: CaptureTime(seconds: 1, nanoseconds: 4))
+    used.tlsHandshake = .init(start: CaptureTime(seconds: 1, nanoseconds: 5), end: CaptureTime(seconds: 1, nanoseconds: 6))
+    used.wait = CaptureTime(nanoseconds: 95_000)
+    used.head = Array("GET / HTTP/1.1\nHost: a\n".utf8)
     used.contentType = "application/json; charset=utf-8"
     used.contentEncoding = "gzip"
     used.transferEncoding = "chunked"

@@ -27,10 +27,10 @@ extension ReportSummary {
             if tlsNoKey > 0 { reasons.append("\(tlsNoKey) no key") }
             if tlsDecryptFailed > 0 { reasons.append("\(tlsDecryptFailed) decrypt_failed") }
             if tlsUnsupportedCipher > 0 { reasons.append("\(tlsUnsupportedCipher) unsupported_cipher") }
-            let http2 = tlsHTTP2Connections > 0 ? "; \(tlsHTTP2Connections) of all TLS connections HTTP/2 by ALPN" : ""
-            let hint = tlsNoKey > 0 ? " (give their secrets with --keylog FILE\(http2))" : http2.isEmpty ? "" : " (\(http2.dropFirst(2)))"
+            let http2 = tlsHTTP2Connections > 0 ? "; \(tlsHTTP2Connections) HTTP/2 by ALPN" : ""
+            let hint = tlsNoKey > 0 ? "; give the secrets with --keylog FILE" : ""
             return "\(encrypted) of \(plural(tlsConnections, "TLS connection")) not decrypted: "
-                + reasons.joined(separator: ", ") + hint + "; \($0) bytes are counted per server in (tls) rows"
+                + reasons.joined(separator: ", ") + http2 + hint + "; \($0) bytes are counted per server in (tls) rows"
         }
         note("http2", http2Connections, "connections") {
             "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") HTTP/2 "

@@ -25,6 +25,8 @@ final class HTTPConnectionTap: SessionStage {
     /// TLS tap sets before `connectionEnded` (and it counts the connection's missing bytes itself).
     private let decrypted: Bool
     var tlsBelow = TLSBelow()
+    /// Below a decrypting TLS tap: segment header bytes that came with no plaintext (set before `finish`).
+    var segmentHeadersBelow = [0, 0]
 
     struct TLSBelow {
         /// Handshake, change_cipher_spec and alert records.
@@ -96,8 +98,8 @@ final class HTTPConnectionTap: SessionStage {
         }
         records.streamsEnded(
             tunnelBytes: [counts[0].tunnelBytes, counts[1].tunnelBytes],
-            leftoverHeaders: [parser.unattributedSegmentHeaderBytes(for: .clientToServer),
-                              parser.unattributedSegmentHeaderBytes(for: .serverToClient)])
+            leftoverHeaders: [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + segmentHeadersBelow[0],
+                              parser.unattributedSegmentHeaderBytes(for: .serverToClient) + segmentHeadersBelow[1]])
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {

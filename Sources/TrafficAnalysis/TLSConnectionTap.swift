@@ -63,6 +63,10 @@ final class TLSConnectionTap: SessionStage {
 
     func finish(time: CaptureTime) {
         if !parser.isFinished { parser.finish(time: time) }
+        if let decryptor, let http = childLookup() {
+            http.segmentHeadersBelow = [decryptor.pendingOverheadBytes(.clientToServer),
+                                        decryptor.pendingOverheadBytes(.serverToClient)]
+        }
         decryptor?.finish(time: time)
     }
 
@@ -78,7 +82,8 @@ final class TLSConnectionTap: SessionStage {
         case .decryptFailed: builder.summary.tlsDecryptFailed += 1
         case .unsupportedCipher: builder.summary.tlsUnsupportedCipher += 1
         }
-        if let decryptor, let http = childLookup() {
+        // A child is made when keys are found; it holds the connection only if a record verified with them.
+        if let decryptor, outcome == .decrypted, let http = childLookup() {
             builder.summary.tlsFailedRecords += decryptor.failedRecordCount
             builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
             for direction in Direction.allCases {

@@ -53,6 +53,13 @@ public enum TrafficAnalyzer {
             builder.summary.captureFrameBytes += s.frameBytes
             builder.summary.nonTCPFrameBytes += s.nonTCPFrameBytes + s.undecodedFrameBytes
         }
+        if builder.summary.tlsFailedRecords > 0 {
+            let n = builder.summary.tlsFailedRecords
+            warnings.append(AnalysisWarning(
+                capture: paths.count == 1 ? paths[0] : "captures",
+                message: "\(plural(n, "TLS record")) of decrypted connections did not verify (a secret for one "
+                    + "direction or key epoch is wrong or missing); \(n == 1 ? "its" : "their") plaintext counts as missing"))
+        }
         if builder.summary.decodeErrors > 0 {
             warnings.append(AnalysisWarning(
                 capture: paths.count == 1 ? paths[0] : "captures",

@@ -60,6 +60,14 @@ public struct TCPPacketEvent: Sendable {
     public var frameBytes: Int
     public var streamOffset: Int64
     public var time: CaptureTime
+
+    public init(kind: Kind, direction: Direction, frameBytes: Int, streamOffset: Int64, time: CaptureTime) {
+        self.kind = kind
+        self.direction = direction
+        self.frameBytes = frameBytes
+        self.streamOffset = streamOffset
+        self.time = time
+    }
 }
 
 /// Receives the reassembled byte streams of one connection (both directions).

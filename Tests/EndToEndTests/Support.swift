@@ -99,13 +99,27 @@ enum Harness {
     static func sampleCaptures() -> [(file: String, expected: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
         return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }
-            .filter { !$0.hasPrefix("tls-") }
+            // TLS samples have suites of their own: TLSReportTests (no keys), HTTPSReportTests (with keys).
+            .filter { !$0.hasPrefix("tls-") && !$0.hasPrefix("https-") }
             .sorted()
             .map { name in
                 var expected = name.replacingOccurrences(of: ".", with: "-")
                 if expected.hasSuffix("-pcap") { expected.removeLast(5) }
                 return ("samples/" + name, expected)
             }
+    }
+
+    /// HTTPS samples with their key log (nil for a pcapng that carries its secrets) and expected folder.
+    static func httpsSamples() -> [(file: String, keyLog: String?, expected: String)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
+        return names.filter { $0.hasPrefix("https-") && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map { name in
+            var expected = name.replacingOccurrences(of: ".", with: "-")
+            if expected.hasSuffix("-pcap") { expected.removeLast(5) }
+            let base = name.hasSuffix(".pcapng") ? String(name.dropLast(7)) : String(name.dropLast(5))
+            let keys = "samples/\(base).keys"
+            let hasKeys = FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(keys).path)
+            return ("samples/" + name, hasKeys ? keys : nil, expected)
+        }
     }
 
     static func corpusTraces() -> [String] {

@@ -64,8 +64,8 @@ import FoundationXML
     @Test func tlsOnlyCaptureSaysWhatItHolds() throws {
         let result = try Harness.run(["check", "samples/tls-v13-h2.pcap", "--baseline", try baseline()])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("FAILED: the captures hold no HTTP (1 TLS connection: not decrypted"))
-        #expect(result.stderr.contains("note: 1 TLS connection: not decrypted"))
+        #expect(result.stdout.contains("FAILED: the captures hold no HTTP (1 of 1 TLS connection not decrypted: 1 no key"))
+        #expect(result.stderr.contains("note: 1 of 1 TLS connection not decrypted: 1 no key; give the secrets with --keylog FILE"))
     }
 
     @Test func emptyBaselineIsRefused() throws {
@@ -267,8 +267,8 @@ import FoundationXML
         let file = Self.malformed + "h2c-two-connections.pcap"
         let result = try Harness.run(["analyze", "--format", "json", file])
         #expect(result.status == 0)
-        #expect(result.stderr == "note: 2 connections speak cleartext HTTP/2 (h2c): not analysed; their bytes are "
-            + "counted as non-HTTP or tunnelled\n")
+        #expect(result.stderr == "note: 2 connections speak HTTP/2 (h2c, or h2 decrypted): not analysed yet; their "
+            + "bytes are counted as non-HTTP or tunnelled\n")
         let summary = try #require(try Harness.json(result.stdout)["summary"] as? [String: Any])
         #expect(summary["http2_connections"] as? Int == 2)
         #expect(summary["requests"] as? Int == 1)
@@ -285,8 +285,8 @@ import FoundationXML
         #expect(notes.map { $0["kind"] as? String } == ["tls"])
         // TLS 1.2 sends the server's ALPN choice in the clear (ServerHello): h2 here.
         #expect(summary["tls_http2_connections"] as? Int == 1)
-        #expect(result.stderr.contains("1 TLS connection: not decrypted (HTTPS decryption is not supported yet, "
-            + "1 of them HTTP/2 by ALPN); its bytes are counted per server in (tls) rows"))
+        #expect(result.stderr.contains("1 of 1 TLS connection not decrypted: 1 no key; 1 HTTP/2 by ALPN; give the "
+            + "secrets with --keylog FILE; its bytes are counted per server in (tls) rows"))
     }
 
     // MARK: the table off a terminal

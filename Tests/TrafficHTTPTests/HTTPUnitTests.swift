@@ -137,8 +137,11 @@ struct HTTPUnitTests {
     used.packetOverheadBytes = 9
     used.retransmittedBytes = 10
     used.tunnelBytes = 11
+    used.tlsOverheadBytes = 14
+    used.tlsHandshakeBytes = 15
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
+    used.decrypted = true
     used.contentType = "application/json; charset=utf-8"
     used.contentEncoding = "gzip"
     used.transferEncoding = "chunked"

@@ -28,8 +28,8 @@ import TrafficSessions
 public final class TLSDecryptor {
     private let context: TLSDecryptionContext
     private let makeChild: () -> any SessionStage
-    /// The child, made at the first application data (or the first loss of some); owned (see StreamAnalyzer's
-    /// no-retain rule).
+    /// The child, made as soon as the connection has keys (so that every packet event after the ServerHello goes
+    /// straight to it), or at the first early data; owned (see StreamAnalyzer's no-retain rule).
     private var child: Unmanaged<SessionStageBox>?
     private var sides = [Side(), Side()]
     private var clientHello: TLSClientHello?
@@ -42,15 +42,17 @@ public final class TLSDecryptor {
     private var verifiedRecords = 0
     private var failedRecords = 0
     private var reason: TLSDecryptionOutcome?
-    /// Packet events before the child existed, replayed to it (a handshake's few ACKs).
+    /// Packet events before the child existed, replayed to it: the few ACKs before the ServerHello (bounded: a
+    /// connection whose server never answers makes no child, and its events are the `tls` records' then).
     private var heldEvents: [TCPPacketEvent] = []
     private var scratch: [UInt8] = []
     private var finished = false
 
+    static let heldEventLimit = 256
+
     public init(context: TLSDecryptionContext, makeChild: @escaping () -> any SessionStage) {
         self.context = context
         self.makeChild = makeChild
-        scratch.reserveCapacity(TLSRecordHeader.maximumLength)
     }
 
     deinit { child?.release() }
@@ -86,6 +88,11 @@ public final class TLSDecryptor {
     }
 
     public func accounting(_ direction: Direction) -> Accounting { sides[direction.rawValue].accounting }
+
+    /// TCP/IP header bytes of `direction` that no application data carried to the child yet: the segments of
+    /// records after the last application data (a close_notify alert, a ticket); the child's last message of
+    /// the direction takes them, as a cleartext stage's trailing segments go.
+    public func pendingOverheadBytes(_ direction: Direction) -> Int { sides[direction.rawValue].pendingOverhead }
 
     // MARK: Streams
 
@@ -134,6 +141,7 @@ public final class TLSDecryptor {
                     sides[d].recordStart = sides[d].wire - TLSRecordHeader.byteCount
                     sides[d].fragmentLength = Int(h.3) << 8 | Int(h.4)
                     sides[d].fragment.removeAll(keepingCapacity: true)
+                    sides[d].fragment.reserveCapacity(sides[d].fragmentLength)
                     sides[d].damaged = false
                     if sides[d].fragmentLength == 0 { completeBufferedRecord(direction) }
                 }
@@ -193,7 +201,7 @@ public final class TLSDecryptor {
     /// A pure ACK or retransmission of the connection, in TCP stream positions.
     public func packet(_ event: TCPPacketEvent) {
         guard let child else {
-            if heldEvents.count < 4096 { heldEvents.append(event) }
+            if heldEvents.count < Self.heldEventLimit { heldEvents.append(event) }
             return
         }
         let mapped = plaintextEvent(event)
@@ -227,7 +235,11 @@ public final class TLSDecryptor {
             return
         }
         let fragment = sides[d].fragment
+        // Memory is per open connection: a record's buffer is let go once the record is read, not kept for the
+        // connection's life (one allocation per spanning record, next to swift-crypto's own per record).
+        sides[d].fragment = []
         fragment.withUnsafeBytes { process(header: (h.0, h.1, h.2, h.3, h.4), fragment: $0, direction: direction) }
+        if scratch.capacity > 4096 { scratch = [] }
     }
 
     /// A record that was cut by a gap: its sender's sequence number moved on; its plaintext is unknown.
@@ -516,6 +528,7 @@ public final class TLSDecryptor {
                 if client.offersEarlyData { sides[c].fallback = clientHandshake }
             }
             sides[c].encrypted = true
+            ensureChild()
             return
         }
         var master = logged?.masterSecret
@@ -543,6 +556,7 @@ public final class TLSDecryptor {
         // In TLS ≤ 1.2 the handshake is over for the child's purposes once each side's Finished is through.
         sides[c].handshakeDone = true
         sides[s].handshakeDone = true
+        ensureChild()
     }
 
     // MARK: Positions
@@ -594,7 +608,7 @@ extension TLSDecryptor {
 
     /// The last records of a direction (ACKs refer to bytes in flight, a few windows at most).
     struct Marks {
-        static let capacity = 256
+        static let capacity = 64
         private var items: [Mark] = []
         private var head = 0
 

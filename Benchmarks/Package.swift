@@ -27,7 +27,10 @@ let package = Package(
         .systemLibrary(
             name: "BenchCZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .executableTarget(name: "traffic-bench-gen", dependencies: ["BenchCZlib"]),
+        // TrafficEngine for TrafficTLS's record protection (`--tls` seals records with TLSRecordDecryptor.seal).
+        .executableTarget(
+            name: "traffic-bench-gen",
+            dependencies: ["BenchCZlib", .product(name: "TrafficEngine", package: "traffic")]),
         .executableTarget(name: "traffic-bench-floor", dependencies: ["BenchCPcap"]),
         .executableTarget(
             name: "TrafficStages",

@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Compares `traffic analyze --normalize-paths --format csv` output with the generator's MANIFEST.json.
+"""Compares `traffic analyze --normalize-paths --format csv` (or `--format json`) output with the generator's
+MANIFEST.json.
 
-Usage: check-manifest.py ANALYZE.csv MANIFEST.json
+Usage: check-manifest.py ANALYZE.csv|ANALYZE.json MANIFEST.json [--same-as CLEARTEXT.MANIFEST.json]
 Exits 0 when every host+path group matches the manifest exactly, 1 otherwise (differences on stdout).
+
+For an HTTPS capture (`traffic-bench-gen --tls`, whose manifest has a "tls" object), give the JSON output of
+`traffic analyze --keylog KEYS --normalize-paths --format json`: the summary must then say that every TLS
+connection was decrypted (tls_decrypted == tls_connections == the manifest's count, no failed records), and
+each group's tls_overhead_bytes must equal the manifest's. --same-as also checks that the HTTPS manifest's
+groups are those of the cleartext capture of the same seed (every field but tls_overhead_bytes), so that
+matching one proves the decrypted numbers equal the cleartext ones.
 """
 import csv
 import json
@@ -25,13 +33,43 @@ FIELDS = [
 ]
 
 
-def main(csv_path, manifest_path):
+TLS_FIELDS = [(["tls_overhead_bytes"], "tls_overhead_bytes")]
+
+
+def read_analysis(path):
+    """The groups (host, path) -> row, and the summary (None for CSV)."""
+    with open(path, newline="") as f:
+        text = f.read()
+    if text.lstrip().startswith("{"):
+        report = json.loads(text)
+        return {(g["host"], g["path"]): g for g in report["groups"]}, report.get("summary")
+    return {(r["host"], r["path"]): r for r in csv.DictReader(text.splitlines())}, None
+
+
+def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     with open(manifest_path) as f:
         manifest = json.load(f)
     expected = {(e["host"], e["path"]): e for e in manifest["endpoints"]}
-    with open(csv_path, newline="") as f:
-        rows = {(r["host"], r["path"]): r for r in csv.DictReader(f)}
+    rows, summary = read_analysis(analysis_path)
     problems = []
+    tls = manifest.get("tls")
+    fields = FIELDS + (TLS_FIELDS if tls else [])
+    if tls:
+        if summary is None:
+            problems.append("HTTPS manifest: give the JSON output, whose summary says what was decrypted")
+        else:
+            for name, want in [("tls_connections", tls["connections"]), ("tls_decrypted", tls["connections"]),
+                               ("tls_failed_records", 0), ("tls_no_key", 0), ("tls_decrypt_failed", 0)]:
+                if summary.get(name) != want:
+                    problems.append(f"summary: {name} = {summary.get(name)}, expected {want}")
+    if cleartext_manifest_path:
+        with open(cleartext_manifest_path) as f:
+            cleartext = json.load(f)
+        strip = lambda e: {k: v for k, v in e.items() if k != "tls_overhead_bytes"}
+        if [strip(e) for e in manifest["endpoints"]] != [strip(e) for e in cleartext["endpoints"]]:
+            problems.append(f"{manifest_path}: its groups differ from those of {cleartext_manifest_path}")
+        elif manifest["connections"] != cleartext["connections"]:
+            problems.append(f"{manifest_path}: {manifest['connections']} connections, cleartext {cleartext['connections']}")
     for key in sorted(set(expected) | set(rows)):
         if key not in rows:
             problems.append(f"{key[0]} {key[1]}: in the manifest, not in the analysis")
@@ -40,19 +78,32 @@ def main(csv_path, manifest_path):
             problems.append(f"{key[0]} {key[1]}: in the analysis, not in the manifest")
             continue
         row, entry = rows[key], expected[key]
-        for columns, field in FIELDS:
-            if not all(c in row for c in columns):
+        for columns, field in fields:
+            if not all(c in row for c in columns) or field not in entry:
                 continue
             got = sum(int(row[c] or 0) for c in columns)
             if got != entry[field]:
                 problems.append(f"{key[0]} {key[1]}: {'+'.join(columns)} = {got}, manifest {field} = {entry[field]}")
     for problem in problems:
         print(problem)
-    print(f"{len(expected)} groups checked against the manifest, {len(problems)} differences")
+    what = "groups checked against the manifest"
+    if tls and summary is not None:
+        what += f" (and {summary.get('tls_decrypted')} of {summary.get('tls_connections')} TLS connections decrypted)"
+    if cleartext_manifest_path:
+        what += ", the same groups as the cleartext manifest"
+    print(f"{len(expected)} {what}, {len(problems)} differences")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    same_as = None
+    if "--same-as" in args:
+        i = args.index("--same-as")
+        if i + 1 >= len(args):
+            sys.exit(__doc__)
+        same_as = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 2:
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(args[0], args[1], same_as))

@@ -10,6 +10,8 @@
 #   c  traffic analyze --overhead all FILE       (n/a when the option does not exist)
 #   d  traffic analyze --messages --format csv FILE
 #   e  tshark -q -z http,tree -r FILE            (when tshark is installed and BENCH_TSHARK is not 0)
+#   h  traffic analyze --keylog KEYS HTTPS-FILE  (the same exchanges in TLS: traffic-bench-gen --tls);
+#      h1, h2 with --jobs 1 and 2; the ratio to (b), peak RSS, and --jobs 1 vs 2 output compared
 #
 # Environment:
 #   BENCH_SIZE=1GiB       capture size (e.g. 100MiB for a quick run)
@@ -20,6 +22,7 @@
 #   BENCH_REGENERATE=1    regenerate the capture even if it is cached
 #   BENCH_RUNS=3          runs per measurement: the shortest wall time and the largest peak RSS are kept
 #   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
+#   BENCH_TLS=0           skip the HTTPS runs (h, h1, h2)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,13 +55,15 @@ GEN=$SCRATCH/release/traffic-bench-gen
 FLOOR=$SCRATCH/release/traffic-bench-floor
 
 # Generates the capture of size $1 unless it is cached and newer than the generator; prints its path.
+# With $2 = tls: the HTTPS variant (bench-SIZE-tls.pcap and its key log bench-SIZE-tls.keylog).
 capture_for() {
-    local size=$1 file=$CAPTURES/bench-$1.pcap
+    local size=$1 stem=$CAPTURES/bench-$1${2:+-$2}
+    local file=$stem.pcap
     mkdir -p "$CAPTURES"
     if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ ! -s "$file" ] || [ "$GEN" -nt "$file" ] \
-        || [ ! -s "$CAPTURES/bench-$size.MANIFEST.json" ]; then
+        || [ ! -s "$stem.MANIFEST.json" ] || { [ -n "${2:-}" ] && [ ! -s "$stem.keylog" ]; }; then
         log "Generating $file"
-        "$GEN" --size "$size" --seed "$SEED" "$file" >&2
+        "$GEN" --size "$size" --seed "$SEED" ${2:+--tls} "$file" >&2
     fi
     printf '%s\n' "$file"
 }
@@ -125,6 +130,24 @@ else
     na d
 fi
 
+# (h) HTTPS: the same exchanges in TLS 1.2/1.3, decrypted with the generator's key log.
+HAS_KEYLOG=0
+if [ "${BENCH_TLS:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ] && has_option --keylog; then
+    HAS_KEYLOG=1
+    TLS_FILE=$(capture_for "$SIZE" tls)
+    TLS_KEYS=${TLS_FILE%.pcap}.keylog
+    TLS_FILE_BYTES=$(stat -c %s "$TLS_FILE")
+    "$FLOOR" "$TLS_FILE" >/dev/null  # into the page cache
+    TLS_PACKETS=$("$FLOOR" "$TLS_FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+    measure h "$TRAFFIC" analyze --keylog "$TLS_KEYS" "$TLS_FILE"
+    if has_option --jobs; then
+        measure h1 "$TRAFFIC" analyze --jobs 1 --keylog "$TLS_KEYS" "$TLS_FILE"
+        measure h2 "$TRAFFIC" analyze --jobs 2 --keylog "$TLS_KEYS" "$TLS_FILE"
+    fi
+else
+    na h
+fi
+
 # (e) tshark, the reference for speed.
 if [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
     BENCH_RUNS=1 measure e tshark -q -z http,tree -r "$FILE"  # a minute a run; one is plenty
@@ -143,6 +166,9 @@ describe() {
     c) echo "traffic analyze --overhead all" ;;
     d) echo "traffic analyze --messages --format csv" ;;
     e) echo "tshark -q -z http,tree" ;;
+    h) echo "HTTPS: traffic analyze --keylog" ;;
+    h1) echo "HTTPS: traffic analyze --keylog --jobs 1" ;;
+    h2) echo "HTTPS: traffic analyze --keylog --jobs 2" ;;
     esac
 }
 
@@ -156,7 +182,9 @@ while read -r name wall rss; do
         printf '%-3s %-42s %9s %9s %12s %10s\n' "$name" "$(describe "$name")" "$wall" "$wall" "$wall" "$wall"
         continue
     fi
-    awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$FILE_BYTES" -v p="$PACKETS" 'BEGIN {
+    bytes=$FILE_BYTES packets=$PACKETS
+    case $name in h*) bytes=$TLS_FILE_BYTES packets=$TLS_PACKETS ;; esac
+    awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$bytes" -v p="$packets" 'BEGIN {
         s = (w > 0) ? w : 0.005
         printf "%-3s %-42s %9.3f %9.1f %12.0f %10.1f\n", n, d, w, b / s / 1e6, p / s, r / 1024
     }'
@@ -178,6 +206,30 @@ echo
 echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
 echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(ratio e b '%.1fx faster')"
 echo "n2/e (--normalize-paths --jobs 2):  traffic is $(ratio e n2 '%.1fx faster')"
+if [ $HAS_KEYLOG = 1 ]; then
+    # Both captures carry the same HTTP exchanges; the HTTPS file is larger by its handshakes and record overhead.
+    hb=$(wall_of h)
+    bb=$(wall_of b)
+    if [ -n "$hb" ] && [ -n "$bb" ]; then
+        echo "HTTPS: $TLS_FILE ($TLS_FILE_BYTES bytes, $TLS_PACKETS packets; key log $TLS_KEYS)"
+        awk -v h="$hb" -v b="$bb" -v hf="$TLS_FILE_BYTES" -v bf="$FILE_BYTES" 'BEGIN {
+            t = b / h; m = (hf / h) / (bf / b)
+            printf "h vs b (HTTPS vs cleartext, default options): %.2f of the exchanges/s, %.2f of the MB/s (goal >= 0.60): %s\n", t, m, (t >= 0.6) ? "met" : "missed"
+        }'
+        awk -v r="$(awk '$1 == "h" { print $3 }' "$WORK/results")" 'BEGIN {
+            printf "h peak RSS: %.1f MiB (goal <= 64 MiB): %s\n", r / 1024, (r / 1024 <= 64) ? "met" : "missed"
+        }'
+    fi
+    if has_option --jobs; then
+        "$TRAFFIC" analyze --jobs 1 --keylog "$TLS_KEYS" --format json "$TLS_FILE" >"$WORK/h1.json" 2>/dev/null || true
+        "$TRAFFIC" analyze --jobs 2 --keylog "$TLS_KEYS" --format json "$TLS_FILE" >"$WORK/h2.json" 2>/dev/null || true
+        if [ -s "$WORK/h1.json" ] && cmp -s "$WORK/h1.json" "$WORK/h2.json"; then
+            echo "HTTPS --jobs 1 vs --jobs 2: identical output ($(wc -c <"$WORK/h1.json") bytes of JSON)"
+        else
+            echo "HTTPS --jobs 1 vs --jobs 2: output DIFFERS"
+        fi
+    fi
+fi
 
 # Correctness: the analyzer's per host+path numbers must equal the generator's ground truth.
 if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
@@ -188,6 +240,17 @@ if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
             | sed 's/^/verify: /' || true
     else
         echo "verify: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+    fi
+    if [ $HAS_KEYLOG = 1 ]; then
+        # The decrypted groups must be the cleartext capture's, byte for byte, and every connection decrypted.
+        log "[verify] traffic analyze --keylog $TLS_KEYS --normalize-paths --format json $TLS_FILE"
+        if "$TRAFFIC" analyze --keylog "$TLS_KEYS" --normalize-paths --format json "$TLS_FILE" \
+            >"$WORK/https.json" 2>"$WORK/stderr"; then
+            python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/https.json" "${TLS_FILE%.pcap}.MANIFEST.json" \
+                --same-as "${FILE%.pcap}.MANIFEST.json" | sed 's/^/verify HTTPS: /' || true
+        else
+            echo "verify HTTPS: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+        fi
     fi
 fi
 

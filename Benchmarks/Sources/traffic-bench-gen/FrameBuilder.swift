@@ -59,10 +59,10 @@ enum FrameBuilder {
 
     /// Appends one segment from `sender` to `receiver` and updates both sides' state.
     ///
-    /// `payload` is `count` bytes of `message` starting at `offset`.
+    /// The payload is `count` bytes of `message` starting at `offset`, or `count` bytes at `payload`.
     static func emit(
         _ writer: PcapWriter, time microseconds: UInt64, from sender: inout TCPPeer, to receiver: inout TCPPeer,
-        flags: UInt8, message: MessageBytes? = nil, offset: Int = 0, count: Int = 0
+        flags: UInt8, message: MessageBytes? = nil, offset: Int = 0, payload: UnsafeRawPointer? = nil, count: Int = 0
     ) {
         let isSYN = flags & Flags.syn != 0
         let tcpHeaderLength = isSYN ? 40 : 32
@@ -129,6 +129,8 @@ enum FrameBuilder {
         }
         if let message, count > 0 {
             message.copy(from: offset, count: count, to: tcp + tcpHeaderLength)
+        } else if let payload, count > 0 {
+            (tcp + tcpHeaderLength).copyMemory(from: payload, byteCount: count)
         }
         // Pseudo-header (RFC 9293 §3.1): addresses from the IP header, then zero, protocol, TCP length.
         var sum = Checksum.sum(UnsafeRawPointer(ip + 12), 8)

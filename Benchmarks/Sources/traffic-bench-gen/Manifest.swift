@@ -23,6 +23,9 @@ struct Manifest {
         var responseCookieBytes = 0
         var gzipResponses = 0
         var chunkedMessages = 0
+        /// `--tls`: the record bytes beyond the plaintext of the application_data records that carried the
+        /// messages (headers, explicit nonces, tags, TLS 1.3 inner types), as `tls_overhead_bytes` counts them.
+        var tlsOverheadBytes = 0
 
         var requestTransferBytes: Int { requestHeadBytes + requestBodyBytes }
         var responseTransferBytes: Int { responseHeadBytes + responseBodyBytes }
@@ -44,6 +47,7 @@ struct Manifest {
             responseCookieBytes += other.responseCookieBytes
             gzipResponses += other.gzipResponses
             chunkedMessages += other.chunkedMessages
+            tlsOverheadBytes += other.tlsOverheadBytes
         }
     }
 
@@ -59,7 +63,7 @@ struct Manifest {
     /// The manifest as JSON, keys in a fixed order and endpoints sorted by host then path.
     func json(
         capture: String, seed: UInt64, targetBytes: Int, fileBytes: Int, packets: Int,
-        firstTime: UInt64, lastTime: UInt64
+        firstTime: UInt64, lastTime: UInt64, tls: [(String, String)]? = nil
     ) -> String {
         var all = Totals()
         for totals in endpoints.values { all.add(totals) }
@@ -75,11 +79,15 @@ struct Manifest {
         lines.append("  \"last_packet_us\": \(lastTime),")
         lines.append("  \"link_type\": \"EN10MB\",")
         lines.append("  \"tcp_mss_payload\": \(FrameBuilder.mss),")
-        lines.append("  \"totals\": \(object(all, indent: "  ")),")
+        if let tls {
+            // `--tls`: what the capture's TLS layer holds; the key log's path is relative to the manifest's.
+            lines.append("  \"tls\": {" + tls.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "},")
+        }
+        lines.append("  \"totals\": \(object(all, indent: "  ", tls: tls != nil)),")
         lines.append("  \"endpoints\": [")
         let keys = endpoints.keys.sorted()
         for (index, key) in keys.enumerated() {
-            let body = object(endpoints[key]!, indent: "    ", host: key.host, path: key.path)
+            let body = object(endpoints[key]!, indent: "    ", host: key.host, path: key.path, tls: tls != nil)
             lines.append("    " + body + (index == keys.count - 1 ? "" : ","))
         }
         lines.append("  ]")
@@ -87,7 +95,7 @@ struct Manifest {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func object(_ t: Totals, indent: String, host: String? = nil, path: String? = nil) -> String {
+    private func object(_ t: Totals, indent: String, host: String? = nil, path: String? = nil, tls: Bool) -> String {
         var fields: [String] = []
         if let host { fields.append("\"host\": \(quoted(host))") }
         if let path { fields.append("\"path\": \(quoted(path))") }
@@ -112,11 +120,12 @@ struct Manifest {
             "\"gzip_responses\": \(t.gzipResponses)",
             "\"chunked_messages\": \(t.chunkedMessages)",
         ]
+        if tls { fields.append("\"tls_overhead_bytes\": \(t.tlsOverheadBytes)") }
         if host == nil { fields.removeAll { $0.hasPrefix("\"distinct_paths\"") } }
         return "{" + fields.joined(separator: ", ") + "}"
     }
 
-    private func quoted(_ s: String) -> String {
+    func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

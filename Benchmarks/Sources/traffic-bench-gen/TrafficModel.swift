@@ -65,6 +65,11 @@ struct TrafficModel {
         self.generator = generator
     }
 
+    /// Adds a connection's TLS record overhead (`--tls`) to its group.
+    mutating func addTLSOverhead(_ bytes: Int, to key: Manifest.Key) {
+        manifest.endpoints[key, default: Manifest.Totals()].tlsOverheadBytes += bytes
+    }
+
     /// Plans the next connection, starting at `time` (microseconds since the epoch).
     mutating func makeConnection(time: UInt64) -> SimulatedConnection {
         let service = Service(rawValue: generator.weighted(Service.allCases.map(\.weight)))!
@@ -319,7 +324,7 @@ struct TrafficModel {
         manifest.endpoints[key] = totals
         return SimulatedConnection.Exchange(
             request: MessageBytes(head: requestHead, body: requestBody),
-            response: MessageBytes(head: responseHead, body: responseBody))
+            response: MessageBytes(head: responseHead, body: responseBody), key: key)
     }
 
     private static func reason(_ status: Int) -> String {

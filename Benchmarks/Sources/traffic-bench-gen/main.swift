@@ -6,10 +6,16 @@
 
 // traffic-bench-gen: writes a deterministic benchmark capture of HTTP/1.1 traffic and its manifest.
 //
-// Usage: traffic-bench-gen [--size 1GiB] [--seed 1] [--concurrency 64] [--manifest PATH] OUTPUT.pcap
+// Usage: traffic-bench-gen [--size 1GiB] [--seed 1] [--concurrency 64] [--manifest PATH]
+//                          [--tls [--keylog PATH]] OUTPUT.pcap
 //
 // Connections are planned until their bytes reach --size; every planned connection is played to
 // its end, so the file is larger than asked by less than one connection.
+//
+// --tls writes the same HTTP exchanges as the cleartext capture of the same seed and size (the same
+// connections are planned, by their cleartext bytes), each connection in TLS 1.2 or 1.3 to port 443,
+// and the NSS key log that decrypts them (default: next to the capture, `.pcap` → `.keylog`). The file is
+// then larger than --size by the TLS handshakes and record overhead (about 1 %).
 
 struct Arguments {
     var size = 1 << 30
@@ -17,6 +23,8 @@ struct Arguments {
     var concurrency = 64
     var output = ""
     var manifest: String?
+    var tls = false
+    var keyLog: String?
 
     init(_ arguments: [String]) throws(GeneratorError) {
         var index = 0
@@ -38,9 +46,12 @@ struct Arguments {
                 }
                 concurrency = n
             case "--manifest": manifest = try value()
+            case "--tls": tls = true
+            case "--keylog": keyLog = try value()
             case "-h", "--help":
                 print(
-                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] OUTPUT.pcap")
+                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH]] OUTPUT.pcap"
+                )
                 exit(0)
             default:
                 guard !argument.hasPrefix("-"), output.isEmpty else {
@@ -51,6 +62,7 @@ struct Arguments {
             index += 1
         }
         guard !output.isEmpty else { throw .badArgument("give the output file") }
+        guard keyLog == nil || tls else { throw .badArgument("--keylog goes with --tls") }
     }
 
     /// `1GiB`, `100MiB`, `512KiB`, `2GB`, `100MB` or a plain byte count.
@@ -80,12 +92,31 @@ func run() throws(GeneratorError) {
     var scheduler = SeededGenerator(seed: arguments.seed &* 31 &+ 7)
     var active: [SimulatedConnection] = []
     active.reserveCapacity(arguments.concurrency)
-    // Connections are added while the bytes they will write still fit the target size.
+    // --tls: its own randomness, so that the model draws exactly what it draws for the cleartext capture.
+    var tlsGenerator = SeededGenerator(seed: arguments.seed ^ 0x7415_7415_7415_7415)
+    var tlsStats = TLSStats()
+    let keyLogPath = arguments.keyLog ?? Arguments.defaultKeyLogPath(for: arguments.output)
+    var keyLog: UnsafeMutablePointer<FILE>?
+    if arguments.tls {
+        guard let file = fopen(keyLogPath, "w") else {
+            throw .cannotWrite(keyLogPath, String(cString: strerror(errno)))
+        }
+        keyLog = file
+    }
+    // Connections are added while the bytes they will write (as cleartext) still fit the target size.
     var plannedBytes = writer.fileBytes
+    var plannedWireBytes = writer.fileBytes
     while true {
         while active.count < arguments.concurrency, plannedBytes < arguments.size {
             let connection = model.makeConnection(time: clock.microseconds)
             plannedBytes += connection.plannedFileBytes
+            if let keyLog, let host = connection.exchanges.first?.key.host {
+                let tls = SimulatedTLS(host: host, generator: &tlsGenerator)
+                connection.useTLS(tls)
+                fputs(tls.keyLogLines, keyLog)
+                tlsStats.add(tls, connection.exchanges, &model)
+            }
+            plannedWireBytes += connection.plannedWireFileBytes
             active.append(connection)
         }
         if active.isEmpty { break }
@@ -96,13 +127,16 @@ func run() throws(GeneratorError) {
         }
     }
     writer.finish()
-    precondition(plannedBytes == writer.fileBytes, "planned \(plannedBytes) bytes but wrote \(writer.fileBytes)")
+    if let keyLog { fclose(keyLog) }
+    precondition(
+        plannedWireBytes == writer.fileBytes, "planned \(plannedWireBytes) bytes but wrote \(writer.fileBytes)")
 
     let manifestPath = arguments.manifest ?? Arguments.defaultManifestPath(for: arguments.output)
     let json = model.manifest.json(
         capture: String(arguments.output.split(separator: "/").last ?? ""), seed: arguments.seed,
         targetBytes: arguments.size, fileBytes: writer.fileBytes,
-        packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds)
+        packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds,
+        tls: arguments.tls ? tlsStats.fields(keyLog: String(keyLogPath.split(separator: "/").last ?? "")) : nil)
     guard let file = fopen(manifestPath, "w") else {
         throw .cannotWrite(manifestPath, String(cString: strerror(errno)))
     }
@@ -118,7 +152,8 @@ func run() throws(GeneratorError) {
     print(
         "wrote \(arguments.output): \(writer.fileBytes) bytes, \(writer.packets) packets, "
             + "\(model.manifest.connections) connections, \(requests) requests in \(formatted(seconds)) s "
-            + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)")
+            + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)"
+            + (arguments.tls ? "; key log \(keyLogPath)" : ""))
 }
 
 extension Arguments {
@@ -126,6 +161,46 @@ extension Arguments {
     static func defaultManifestPath(for output: String) -> String {
         let stem = output.hasSuffix(".pcap") ? String(output.dropLast(5)) : output
         return stem + ".MANIFEST.json"
+    }
+}
+
+extension Arguments {
+    /// `bench-1GiB-tls.pcap` → `bench-1GiB-tls.keylog`, next to the capture.
+    static func defaultKeyLogPath(for output: String) -> String {
+        (output.hasSuffix(".pcap") ? String(output.dropLast(5)) : output) + ".keylog"
+    }
+}
+
+/// What `--tls` put in the capture, for the manifest's `tls` object.
+struct TLSStats {
+    var connections = 0
+    var flavors: [SimulatedTLS.Flavor: Int] = [:]
+    var applicationRecords = 0
+    var requestOverheadBytes = 0
+    var responseOverheadBytes = 0
+
+    mutating func add(_ tls: SimulatedTLS, _ exchanges: [SimulatedConnection.Exchange], _ model: inout TrafficModel) {
+        connections += 1
+        flavors[tls.flavor, default: 0] += 1
+        for exchange in exchanges {
+            let request = tls.protectedLength(exchange.request.count) - exchange.request.count
+            let response = tls.protectedLength(exchange.response.count) - exchange.response.count
+            applicationRecords += (request + response) / tls.recordOverhead
+            requestOverheadBytes += request
+            responseOverheadBytes += response
+            model.addTLSOverhead(request + response, to: exchange.key)
+        }
+    }
+
+    func fields(keyLog: String) -> [(String, String)] {
+        [("connections", "\(connections)")]
+            + SimulatedTLS.Flavor.allCases.map { ($0.name, "\(flavors[$0, default: 0])") }
+            + [
+                ("application_records", "\(applicationRecords)"),
+                ("request_tls_overhead_bytes", "\(requestOverheadBytes)"),
+                ("response_tls_overhead_bytes", "\(responseOverheadBytes)"),
+                ("keylog", "\"\(keyLog)\""),
+            ]
     }
 }
 

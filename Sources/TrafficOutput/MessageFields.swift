@@ -85,6 +85,7 @@ enum MessageFields {
     static func writeCell(_ value: Value, to w: inout CSVWriter) {
         switch value {
         case .number(let number?): w.cell(number)
+        case .time(let time?): w.cell(time)
         default: w.cell(csvCell(value))
         }
     }

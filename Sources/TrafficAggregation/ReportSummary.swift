@@ -17,6 +17,9 @@ public struct ReportSummary: Sendable, Equatable {
     public var tlsUnsupportedCipher = 0
     /// Protected records of decrypted connections whose tag or MAC did not verify (their plaintext is a gap).
     public var tlsFailedRecords = 0
+    /// Captured bytes of decrypted connections in no readable record: records cut by a gap or by the capture's
+    /// end, early data the server rejected, bytes after the record framing was lost, records that failed.
+    public var tlsUndecryptedBytes = 0
     /// TLS connections whose server chose HTTP/2 by ALPN.
     public var tlsHTTP2Connections = 0
     /// Cleartext connections whose client sent the HTTP/2 preface (prior knowledge or h2c upgrade).
@@ -61,7 +64,7 @@ public struct ReportSummary: Sendable, Equatable {
         connections += o.connections; httpConnections += o.httpConnections; tlsConnections += o.tlsConnections
         tlsDecrypted += o.tlsDecrypted; tlsHTTP2Connections += o.tlsHTTP2Connections
         tlsNoKey += o.tlsNoKey; tlsDecryptFailed += o.tlsDecryptFailed; tlsUnsupportedCipher += o.tlsUnsupportedCipher
-        tlsFailedRecords += o.tlsFailedRecords
+        tlsFailedRecords += o.tlsFailedRecords; tlsUndecryptedBytes += o.tlsUndecryptedBytes
         http2Connections += o.http2Connections; otherProtocolConnections += o.otherProtocolConnections
         requests += o.requests; responses += o.responses
         unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses

@@ -37,6 +37,8 @@ final class HTTPConnectionTap: SessionStage {
     /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
     /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
     var connect: MessageRecord.TimeSpan?
+    /// The TLS handshake of a decrypted connection (HAR `ssl`), set by the TLS tap above this one.
+    var tlsHandshake: MessageRecord.TimeSpan?
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
          overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false) {
@@ -52,9 +54,10 @@ final class HTTPConnectionTap: SessionStage {
         let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
             [unowned(unsafe) self] record in
             // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
-            if record.index == 1, let connect = self.connect {
+            if record.index == 1, self.connect != nil || self.tlsHandshake != nil {
                 var first = record
-                first.connect = connect
+                first.connect = self.connect
+                first.tlsHandshake = self.tlsHandshake
                 self.deliver(first)
             } else {
                 self.deliver(record)

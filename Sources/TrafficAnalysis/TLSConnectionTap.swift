@@ -17,7 +17,6 @@ final class TLSConnectionTap: SessionStage {
     private let parser: TLSConnectionParser
     private let decryptor: TLSDecryptor?
     /// The HTTP stage under the decryptor, once it made one.
-    private var http: HTTPConnectionTap?
     private let info: TCPConnectionInfo
     private let builder: ReportBuilder
     private let capture: Int
@@ -30,24 +29,38 @@ final class TLSConnectionTap: SessionStage {
         self.capture = capture
         self.overhead = overhead
         parser = TLSConnectionParser(info: info)
+        let child = Child()
+        self.child = child
         if let decryption {
-            var made: HTTPConnectionTap?
-            decryptor = TLSDecryptor(context: decryption) {
+            let decryptor = TLSDecryptor(context: decryption) {
                 let tap = HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: overhead, limits: limits,
                     decrypted: true)
-                made = tap
+                tap.connect = child.connect
+                child.http = tap
                 return tap
             }
-            // The decryptor makes its child at most once; the tap finds it through this box afterwards.
-            childLookup = { made }
+            // HAR `ssl`: ClientHello to the last handshake record before application data, on the first exchange.
+            decryptor.handshakeEnded = { start, end in child.http?.tlsHandshake = MessageRecord.TimeSpan(start: start, end: end) }
+            self.decryptor = decryptor
         } else {
             decryptor = nil
-            childLookup = { nil }
         }
     }
 
-    private let childLookup: () -> HTTPConnectionTap?
+    /// The HTTP stage the decryptor made (at most one), and the TCP handshake to give it.
+    private final class Child {
+        var http: HTTPConnectionTap?
+        var connect: MessageRecord.TimeSpan?
+    }
+
+    private let child: Child
+    private func childLookup() -> HTTPConnectionTap? { child.http }
+
+    func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
+        child.connect = MessageRecord.TimeSpan(start: syn, end: ack)
+        child.http?.connect = child.connect
+    }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
         parser.receive(bytes, direction: direction, span: span)
@@ -90,6 +103,7 @@ final class TLSConnectionTap: SessionStage {
                 let accounting = decryptor.accounting(direction)
                 http.tlsBelow.controlBytes[direction.rawValue] = accounting.controlBytes
                 http.tlsBelow.undecryptedBytes[direction.rawValue] = accounting.undecryptedBytes
+                builder.summary.tlsUndecryptedBytes += accounting.undecryptedBytes
             }
             decryptor.connectionEnded(summary)
             return

@@ -60,6 +60,14 @@ public enum TrafficAnalyzer {
                 message: "\(plural(n, "TLS record")) of decrypted connections did not verify (a secret for one "
                     + "direction or key epoch is wrong or missing); \(n == 1 ? "its" : "their") plaintext counts as missing"))
         }
+        let unreadable = builder.summary.tlsUndecryptedBytes
+        if unreadable > 0 {
+            warnings.append(AnalysisWarning(
+                capture: paths.count == 1 ? paths[0] : "captures",
+                message: "\(plural(unreadable, "byte")) of decrypted TLS connections could not be read (records cut by "
+                    + "a gap or by the capture's end, rejected early data, records that did not verify): in no "
+                    + "record"))
+        }
         if builder.summary.decodeErrors > 0 {
             warnings.append(AnalysisWarning(
                 capture: paths.count == 1 ? paths[0] : "captures",

@@ -200,6 +200,7 @@ public struct AnalyzeReport {
         w.field("tls_decrypt_failed", s.tlsDecryptFailed)
         w.field("tls_unsupported_cipher", s.tlsUnsupportedCipher)
         w.field("tls_failed_records", s.tlsFailedRecords)
+        w.field("tls_undecrypted_bytes", s.tlsUndecryptedBytes)
         w.beginArray("not_analysed")
         for note in s.scopeNotes {
             w.beginObject()

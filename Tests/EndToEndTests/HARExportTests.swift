@@ -92,6 +92,23 @@ enum HARTools {
     /// 95 µs = 0.095 ms; receive = 0; time = 0.032 + 0.095 = 0.127 ms; started at the SYN, 05:57:30.351059Z
     /// (1795240650 s = 2026-11-21T05:57:30Z). Entry 2 reuses the connection: connect −1, wait = 410 − 374 =
     /// 0.036 ms, started at its request, 351374. Entry 8: wait = 1046 − 1021 = 0.025 ms.
+    /// HTTPS decrypted with its key log (issue 21), timings by hand from samples/https-v12-aes128gcm.pcap
+    /// (`tshark -T fields -e frame.number -e frame.time_epoch`, times 1795624126.6xxxxx s; records per frame in
+    /// samples/expected/https-v12-aes128gcm/records.csv): 1 SYN .635736, 3 ACK .635765, 4 ClientHello .637570,
+    /// 9 the server's change_cipher_spec + Finished .639590 (the last handshake record before application data),
+    /// 10 request 1 .640924, 11 response 1 .641057. ssl = 9 − 4 = 2.020 ms; connect = 9 − 1 = 3.854 ms (HAR 1.2:
+    /// `ssl` is part of `connect`); wait = 11 − 10 = 0.133 ms. Record overhead: 5 + 8 (explicit nonce) + 16 (tag).
+    @Test func httpsTimingsAndOverheadByHand() throws {
+        let entries = try Self.har("samples/https-v12-aes128gcm.pcap", ["--keylog", "samples/https-v12-aes128gcm.keys"])
+        try #require(entries.count == 3)
+        let first = Self.timings(entries[0])
+        #expect(first["ssl"] == 2.02 && first["connect"] == 3.854 && first["wait"] == 0.133)
+        #expect(Self.timings(entries[1])["ssl"] == -1)
+        let request = try #require(entries[0]["request"] as? [String: Any])
+        #expect((request["url"] as? String)?.hasPrefix("https://https.example.test:8443/") == true)
+        #expect(entries.allSatisfy { ($0["response"] as? [String: Any])?["_tls_overhead_bytes"] as? Int == 29 })
+    }
+
     @Test func httpBasicTimingsByHand() throws {
         let entries = try Self.har("samples/http-basic.pcap")
         try #require(entries.count == 8)

@@ -50,6 +50,13 @@ public final class TLSDecryptor {
 
     static let heldEventLimit = 256
 
+    /// Called once, before the first application data reaches the child: when the handshake began (the
+    /// ClientHello's record) and ended (the last handshake record before application data, either side).
+    public var handshakeEnded: ((_ start: CaptureTime, _ end: CaptureTime) -> Void)?
+    private var handshakeStart: CaptureTime?
+    private var lastControlTime = CaptureTime.zero
+    private var handshakeReported = false
+
     public init(context: TLSDecryptionContext, makeChild: @escaping () -> any SessionStage) {
         self.context = context
         self.makeChild = makeChild
@@ -293,6 +300,9 @@ public final class TLSDecryptor {
         let d = direction.rawValue
         let recordBytes = TLSRecordHeader.byteCount + fragment.count
         let type = header.0
+        if type == TLSContentType.changeCipherSpec.rawValue || type == TLSContentType.handshake.rawValue {
+            noteHandshakeRecord(d)
+        }
         if type == TLSContentType.changeCipherSpec.rawValue {
             sides[d].accounting.controlBytes += recordBytes
             // RFC 5246 §7.1: the sender's next records are protected. In TLS 1.3 a compatibility no-op (§D.4).
@@ -397,6 +407,7 @@ public final class TLSDecryptor {
         case TLSContentType.applicationData.rawValue:
             deliver(recordBytes: recordBytes, direction: direction)
         case TLSContentType.handshake.rawValue:
+            noteHandshakeRecord(d)
             sides[d].accounting.controlBytes += recordBytes
             let plaintext = scratch
             plaintext.withUnsafeBytes { readHandshake($0, direction: direction) }
@@ -405,9 +416,18 @@ public final class TLSDecryptor {
         }
     }
 
+    /// A handshake record of either side before the first application data ends the handshake so far.
+    private func noteHandshakeRecord(_ d: Int) {
+        if !handshakeReported { lastControlTime = max(lastControlTime, sides[d].time) }
+    }
+
     private func deliver(recordBytes: Int, direction: Direction) {
         let d = direction.rawValue
         ensureChild()
+        if !handshakeReported {
+            handshakeReported = true
+            if let handshakeStart { handshakeEnded?(handshakeStart, max(handshakeStart, lastControlTime)) }
+        }
         let framing = recordBytes - scratch.count
         let span = WireSpan(time: sides[d].time, overheadBytes: sides[d].pendingOverhead, framingBytes: framing)
         sides[d].pendingOverhead = 0
@@ -469,6 +489,7 @@ public final class TLSDecryptor {
         let body = sides[d].keepsBody ? sides[d].messageBody : []
         switch (type, direction) {
         case (1, .clientToServer):
+            if handshakeStart == nil { handshakeStart = sides[d].time }
             // After a HelloRetryRequest the client repeats its hello with the same random (RFC 8446 §4.1.4).
             if clientHello == nil { clientHello = body.withUnsafeBytes { TLSClientHello.parse($0) } }
         case (2, .serverToClient):

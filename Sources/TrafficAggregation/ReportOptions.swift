@@ -12,6 +12,9 @@ public struct ReportOptions: Sendable {
     /// Keep each message's head as sent in its record (`MessageRecord.head`), for HAR's headers and cookies;
     /// with `keepMessages`. Off by default: the parser then copies no header bytes.
     public var keepHeads = false
+    /// Keep request bodies too (HAR `--har-bodies`), up to `keptBodyLimit` bytes each.
+    public var keepRequestBodies = false
+    public var keptBodyLimit = 1 << 20
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
     /// not grow with the capture (a run of 16384 records is a few MiB).
     public var messageRunLength = 16_384

@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 41
+    package static let fieldCount = 42
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -75,6 +75,7 @@ package enum SpooledRecord {
             }
         }
         bytes.spool(bytes: r.head)
+        bytes.spool(bytes: r.body)
         bytes.spool(r.contentType)
         bytes.spool(r.contentEncoding)
         bytes.spool(r.transferEncoding)
@@ -136,7 +137,7 @@ package enum SpooledRecord {
             let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let offset = r.int(),
             let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
             let wait = r.optionalInt(), let connect = Self.span(&r), let tlsHandshakeTime = Self.span(&r),
-            let head = r.byteArray(),
+            let head = r.byteArray(), let body = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
             let transferEncoding = r.optionalString(), let complete = r.int(), let paired = r.int(),
             let flagCount = r.int(), flagCount >= 0
@@ -156,6 +157,7 @@ package enum SpooledRecord {
         record.wait = wait.map { CaptureTime(nanoseconds: Int64($0)) }
         record.tlsHandshake = tlsHandshakeTime
         record.head = head
+        record.body = body
         record.contentType = contentType
         record.contentEncoding = contentEncoding
         record.transferEncoding = transferEncoding

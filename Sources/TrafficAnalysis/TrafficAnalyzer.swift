@@ -109,7 +109,8 @@ public enum TrafficAnalyzer {
         // Heads are kept for HAR up to 256 KiB a message: servers refuse heads far smaller (8–64 KiB).
         let limits = HTTPLimits(
             decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding),
-            maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0)
+            maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0,
+            maxKeptRequestBodyBytes: options.keepRequestBodies ? options.keptBodyLimit : 0)
         let stages = TCPSession.Stages(
             [(TLSConnectionParser.detector, { info in
                 TLSConnectionTap(

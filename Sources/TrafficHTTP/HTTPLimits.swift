@@ -20,12 +20,17 @@ public struct HTTPLimits: Sendable {
     /// HAR `_headers_cut`). 0, the default, keeps
     /// nothing: records are counted, not stored, and the default path copies no header bytes.
     public var maxKeptHeadBytes: Int
+    /// Bytes of each request's body (after de-chunking, as sent otherwise) kept in its record's `body`, for
+    /// HAR's `postData.text` (`--har-bodies`); 0, the default, keeps none.
+    public var maxKeptRequestBodyBytes: Int
 
     public init(
         maxLineBytes: Int = 64 * 1024, maxHeaderFields: Int = 10_000, maxMethodBytes: Int = 32,
-        maxPendingRequests: Int = 10_000, decoding: ContentDecodingLimits = .init(), maxKeptHeadBytes: Int = 0
+        maxPendingRequests: Int = 10_000, decoding: ContentDecodingLimits = .init(), maxKeptHeadBytes: Int = 0,
+        maxKeptRequestBodyBytes: Int = 0
     ) {
         self.maxKeptHeadBytes = maxKeptHeadBytes
+        self.maxKeptRequestBodyBytes = maxKeptRequestBodyBytes
         self.maxLineBytes = maxLineBytes
         self.maxHeaderFields = maxHeaderFields
         self.maxMethodBytes = maxMethodBytes

@@ -90,6 +90,7 @@ extension HTTPMessageParser {
         record.bodyBytes += range.count
         record.encodedBodyBytes += range.count
         guard !range.isEmpty else { return }
+        if isRequest, limits.maxKeptRequestBodyBytes > 0 { keepBody(UnsafeRawBufferPointer(rebasing: bytes[range])) }
         switch decoding {
         case .identity, .unknown, .lost: return
         case .pending(let codings):
@@ -99,6 +100,13 @@ extension HTTPMessageParser {
         case .active(let decoder):
             decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[range]))
         }
+    }
+
+    /// Keeps body bytes up to the limit; a body cut there is flagged `body_limit` (HAR `_body_cut`).
+    private func keepBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = limits.maxKeptRequestBodyBytes - record.body.count
+        if bytes.count > room { record.flag(.bodyLimit) }
+        if room > 0 { record.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room))) }
     }
 
     /// Ends the current message and returns its record; the direction goes back to a message boundary.

@@ -21,6 +21,8 @@ public struct AnalyzeReport {
     public var timings = false
     /// `--format har` with `--overhead`: entries carry `_wire_bytes`.
     public var harOverhead = false
+    /// `--har-bodies`.
+    public var harBodies = false
 
     /// Table orderings for `--sort`.
     public enum SortKey: String, CaseIterable, Sendable {
@@ -96,6 +98,7 @@ public struct AnalyzeReport {
         case .har:
             var document = HARDocument(report: report, creatorVersion: TrafficVersion.current)
             document.overhead = harOverhead
+            document.bodies = harBodies
             document.write(chunkBytes: chunkBytes, to: write)
         case .csv:
             if listMessages { messagesCSV(chunkBytes: chunkBytes, to: write) } else { groupsCSV(chunkBytes: chunkBytes, to: write) }

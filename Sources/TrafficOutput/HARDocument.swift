@@ -20,6 +20,8 @@ public struct HARDocument {
     public var creatorVersion: String
     /// `--overhead`: write `_wire_bytes` on requests and responses.
     public var overhead = false
+    /// `--har-bodies`: write each request's kept body as `postData.text`.
+    public var bodies = false
 
     public init(report: TrafficReport, creatorVersion: String) {
         self.report = report
@@ -142,9 +144,14 @@ public struct HARDocument {
         }
         w.endArray()
         if record.bodyBytes + record.missingBytes > 0 {
-            // Bodies are counted, not stored: `text` is left out (HAR: text and params are alternatives).
+            // Bodies are counted, not stored: `text` only with `--har-bodies` (the kept body, de-chunked, its content
+            // coding as sent; binary-safe like the headers), else left out (HAR: text and params are alternatives).
             w.beginObject("postData")
             w.field("mimeType", record.contentType ?? "")
+            if bodies {
+                w.field("text", HARHead.text(record.body[...]))
+                if record.flags.contains(.bodyLimit) { w.field("_body_cut", true) }
+            }
             w.beginArray("params")
             w.endArray()
             w.endObject()

@@ -153,6 +153,9 @@ public struct MessageRecord: Sendable {
     /// empty otherwise, so the default path copies no bytes. Bytes, not text: field values are not
     /// guaranteed to be UTF-8.
     public var head: [UInt8] = []
+    /// A request's body after de-chunking (content coding left as sent), kept only when
+    /// `HTTPLimits.maxKeptRequestBodyBytes` asks for it (HAR `postData.text` with `--har-bodies`).
+    public var body: [UInt8] = []
 
     // Description and flags
     public var contentType: String?
@@ -211,6 +214,7 @@ public struct MessageRecord: Sendable {
         wait = template.wait
         tlsHandshake = template.tlsHandshake
         if !head.isEmpty || !template.head.isEmpty { head = template.head }
+        if !body.isEmpty || !template.body.isEmpty { body = template.body }
         if contentType != nil { contentType = nil }
         if contentEncoding != nil { contentEncoding = nil }
         if transferEncoding != nil { transferEncoding = nil }

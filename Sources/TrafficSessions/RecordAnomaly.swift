@@ -36,6 +36,8 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     case noKey = "no_key"
     case decryptFailed = "decrypt_failed"
     case unsupportedCipher = "unsupported_cipher"
+    /// A request body longer than `--har-bodies` keeps: HAR's `postData.text` holds its start only.
+    case bodyLimit = "body_limit"
 
     /// The anomaly of a name as written in a spool or a report; nil for a name this version does not know.
     public init?(name: String) { self.init(rawValue: name) }

@@ -87,6 +87,9 @@ struct Analyze: ParsableCommand {
     @Flag(help: "Table: add the median and p95 of each group's wait (request's last byte to response's first).")
     var timings = false
 
+    @Flag(help: "har: put each request's body in postData.text (up to 1 MiB each; off: bodies are counted, not stored).")
+    var harBodies = false
+
     @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
     var noColor = false
 
@@ -98,6 +101,7 @@ struct Analyze: ParsableCommand {
             throw ValidationError("unknown --overhead '\(overhead)'; use handshake, teardown, packets or all")
         }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if harBodies, output.format != .har { throw ValidationError("--har-bodies is for --format har") }
         if timelineMessages < 0 || timelineMessages > 100_000 {
             throw ValidationError("--timeline-messages must be between 0 and 100000")
         }
@@ -120,6 +124,7 @@ struct Analyze: ParsableCommand {
             // HAR's entries are the records with their heads as sent, read back in order from sorted runs.
             options.keepMessages = true
             options.keepHeads = true
+            options.keepRequestBodies = harBodies
         }
         options.verifyDecoding = verifyDecoding
         options.groupsInMemory = groupsInMemory
@@ -150,6 +155,7 @@ struct Analyze: ParsableCommand {
         rendered.rowThreads = options.jobs
         rendered.sort = sort
         rendered.harOverhead = !options.overhead.isEmpty
+        rendered.harBodies = harBodies
         rendered.timings = timings
         rendered.top = top
         rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0

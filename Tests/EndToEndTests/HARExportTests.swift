@@ -109,6 +109,25 @@ enum HARTools {
         #expect(entries.allSatisfy { ($0["response"] as? [String: Any])?["_tls_overhead_bytes"] as? Int == 29 })
     }
 
+    /// `--har-bodies`: the POST of samples/https-v12-aes128gcm.pcap as tshark shows it decrypted
+    /// (`-o tls.keylog_file:… -Y http.request.method==POST -e http.file_data`), and the 100 000-byte binary upload
+    /// of samples/http-netns.pcap (not UTF-8: one ISO-8859-1 character per byte, HARHead's binary-safe rule).
+    /// Without the flag there is no `text`.
+    @Test func requestBodiesOnlyWhenAsked() throws {
+        let keys = ["--keylog", "samples/https-v12-aes128gcm.keys"]
+        func post(_ entries: [[String: Any]]) -> [String: Any]? {
+            entries.compactMap { ($0["request"] as? [String: Any])?["postData"] as? [String: Any] }.first
+        }
+        let with = try Self.har("samples/https-v12-aes128gcm.pcap", keys + ["--har-bodies"])
+        #expect(post(with)?["text"] as? String
+            == "name=traffic&lang=swift&comment=sizes+every+HTTP+message+exactly%2C+also+inside+TLS")
+        #expect(post(try Self.har("samples/https-v12-aes128gcm.pcap", keys))?["text"] == nil)
+        let upload = try #require(post(try Self.har("samples/http-netns.pcap", ["--har-bodies"]))?["text"] as? String)
+        #expect(upload.unicodeScalars.count == 100_000)
+        let refused = try Harness.run(["analyze", "--har-bodies", "samples/http-basic.pcap"])
+        #expect(refused.status == 64 || refused.status == 2)
+    }
+
     @Test func httpBasicTimingsByHand() throws {
         let entries = try Self.har("samples/http-basic.pcap")
         try #require(entries.count == 8)

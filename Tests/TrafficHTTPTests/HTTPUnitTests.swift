@@ -147,6 +147,7 @@ struct HTTPUnitTests {
     used.tlsHandshake = .init(start: CaptureTime(seconds: 1, nanoseconds: 5), end: CaptureTime(seconds: 1, nanoseconds: 6))
     used.wait = CaptureTime(nanoseconds: 95_000)
     used.head = Array("GET / HTTP/1.1\nHost: a\n".utf8)
+    used.body = Array("a=1".utf8)
     used.contentType = "application/json; charset=utf-8"
     used.contentEncoding = "gzip"
     used.transferEncoding = "chunked"

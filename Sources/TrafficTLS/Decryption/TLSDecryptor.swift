@@ -37,6 +37,9 @@ public final class TLSDecryptor {
     private var parameters: TLSCipherParameters?
     private var secrets: TLSKeyLog.Secrets?
     private var masterSecret: [UInt8]?
+    /// TLS ≤ 1.2 renegotiation: the new ClientHello, then each side's keys until its change_cipher_spec.
+    private var renegotiationHello: TLSClientHello?
+    private var renegotiated: [TLSRecordDecryptor?] = [nil, nil]
     private var isTLS13 = false
     /// A record verified, a tag or MAC failed, keys were set up.
     private var verifiedRecords = 0
@@ -204,6 +207,8 @@ public final class TLSDecryptor {
         scratch = []
         clientHello = nil
         serverHello = nil
+        renegotiationHello = nil
+        renegotiated = [nil, nil]
         secrets = nil
         masterSecret = nil
         if let child { child._withUnsafeGuaranteedRef { $0.stage.finish(time: time) } }
@@ -306,7 +311,19 @@ public final class TLSDecryptor {
         if type == TLSContentType.changeCipherSpec.rawValue {
             sides[d].accounting.controlBytes += recordBytes
             // RFC 5246 §7.1: the sender's next records are protected. In TLS 1.3 a compatibility no-op (§D.4).
-            if !isTLS13, serverHello != nil { sides[d].encrypted = true }
+            if !isTLS13, serverHello != nil {
+                // A renegotiation's change_cipher_spec is itself protected under the keys it ends (RFC 5246
+                // §7.4.1.2): it takes a sequence number of theirs, and the renegotiated keys start after it.
+                if sides[d].encrypted, var current = sides[d].decryptor {
+                    current.sequenceNumber &+= 1
+                    sides[d].decryptor = current
+                }
+                if let next = renegotiated[d] {
+                    sides[d].decryptor = next
+                    renegotiated[d] = nil
+                }
+                sides[d].encrypted = true
+            }
             return
         }
         let protected = sides[d].encrypted && (!isTLS13 || type == TLSContentType.applicationData.rawValue)
@@ -491,11 +508,18 @@ public final class TLSDecryptor {
         case (1, .clientToServer):
             if handshakeStart == nil { handshakeStart = sides[d].time }
             // After a HelloRetryRequest the client repeats its hello with the same random (RFC 8446 §4.1.4).
-            if clientHello == nil { clientHello = body.withUnsafeBytes { TLSClientHello.parse($0) } }
+            if clientHello == nil {
+                clientHello = body.withUnsafeBytes { TLSClientHello.parse($0) }
+            } else if !isTLS13, serverHello != nil {
+                // TLS ≤ 1.2 renegotiation (RFC 5246 §7.4.1.2): a new hello inside the protected stream.
+                renegotiationHello = body.withUnsafeBytes { TLSClientHello.parse($0) }
+            }
         case (2, .serverToClient):
-            guard serverHello == nil, let hello = body.withUnsafeBytes({ TLSServerHello.parse($0) }),
-                !hello.isHelloRetryRequest
-            else { return }
+            guard let hello = body.withUnsafeBytes({ TLSServerHello.parse($0) }), !hello.isHelloRetryRequest else { return }
+            guard serverHello == nil else {
+                if !isTLS13, let client = renegotiationHello { renegotiate(client, hello) }
+                return
+            }
             serverHello = hello
             setUpKeys(hello)
         case (4, .serverToClient):
@@ -533,6 +557,23 @@ public final class TLSDecryptor {
         default:
             break
         }
+    }
+
+    /// The keys of a renegotiated TLS ≤ 1.2 handshake, each side's taking over at its next change_cipher_spec;
+    /// without a secret for the new client random the records after it fail (and are counted so).
+    private func renegotiate(_ client: TLSClientHello, _ hello: TLSServerHello) {
+        renegotiationHello = nil
+        guard let p = TLSCipherParameters(suite: hello.cipherSuite, version: hello.negotiatedVersion),
+            hello.negotiatedVersion != .tls13,
+            let master = context.keyLog.secrets(clientRandom: client.random)?.masterSecret
+                ?? (hello.sessionID == client.sessionID
+                    ? context.sessions.masterSecret(TLSSessionCache.sessionIDKey(hello.sessionID)) : nil)
+        else { return }
+        let keys = TLS12KeySchedule.decryptors(
+            parameters: p, version: hello.negotiatedVersion, masterSecret: master, clientRandom: client.random,
+            serverRandom: hello.random, encryptThenMAC: hello.encryptThenMAC)
+        renegotiated = [keys.client, keys.server]
+        parameters = p
     }
 
     private func setUpKeys(_ hello: TLSServerHello) {

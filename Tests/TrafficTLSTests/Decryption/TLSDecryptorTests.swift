@@ -302,6 +302,39 @@ import TrafficSessions
         Self.expectConserved(run)
     }
 
+    /// TLS 1.2 renegotiation (RFC 5246 §7.4.1.2): a second handshake inside the protected stream, its own client
+    /// random and master secret in the key log; each side's change_cipher_spec, protected under the old keys, hands
+    /// over to the new ones. The application data after it decrypts.
+    @Test func renegotiationMovesToTheNewKeys() throws {
+        var (steps, sealers) = Self.conversation12(suite: 0xC02F)
+        var (client, server) = sealers
+        let random2 = [UInt8](repeating: 0x33, count: 32), server2 = [UInt8](repeating: 0x44, count: 32)
+        let master2 = [UInt8](repeating: 0x6d, count: 48)
+        var hello2 = F.clientHello(suites: [0xC02F], extensions: [])
+        hello2.replaceSubrange(6..<38, with: random2)  // type 1, length 3, version 2, then the random
+        steps.append(.client(client.seal(contentType: 22, plaintext: hello2)))
+        steps.append(.server(server.seal(contentType: 22, plaintext: F.serverHello(random: server2, suite: 0xC02F, extensions: [])
+            + F.handshake(14, []))))
+        let parameters = TLSCipherParameters(suite: TLSCipherSuite(rawValue: 0xC02F), version: .tls12)!
+        var (newClient, newServer) = TLS12KeySchedule.decryptors(
+            parameters: parameters, version: .tls12, masterSecret: master2, clientRandom: random2, serverRandom: server2,
+            encryptThenMAC: false)
+        steps.append(.client(client.seal(contentType: 20, plaintext: [1])
+            + newClient.seal(contentType: 22, plaintext: F.handshake(20, .init(repeating: 0xf3, count: 12)))
+            + newClient.seal(contentType: 23, plaintext: Self.requests[0])))
+        steps.append(.server(server.seal(contentType: 20, plaintext: [1])
+            + newServer.seal(contentType: 22, plaintext: F.handshake(20, .init(repeating: 0xf4, count: 12)))
+            + newServer.seal(contentType: 23, plaintext: Self.responses[0])))
+        let log = TLSKeyLog(text: Array(("CLIENT_RANDOM \(Self.hexText(Self.clientRandom)) \(Self.hexText(Self.master12))\n"
+            + "CLIENT_RANDOM \(Self.hexText(random2)) \(Self.hexText(master2))\n").utf8))
+        let run = Self.run(steps, keyLog: log)
+        let child = try #require(run.child)
+        #expect(run.decryptor.failedRecordCount == 0)
+        #expect(child.received[0] == Self.requests.flatMap { $0 } + Self.requests[0])
+        #expect(child.received[1] == Self.responses.flatMap { $0 } + Self.responses[0])
+        Self.expectConserved(run)
+    }
+
     @Test func resumedSessionFindsTheMasterSecretOfItsSessionID() throws {
         let context = TLSDecryptionContext(keyLog: Self.keyLog([("CLIENT_RANDOM", Self.master12)]))
         // The first connection establishes session 0x55…; its key log line is for client random 0x11….

@@ -24,9 +24,16 @@ public enum SnapshotDiff {
         }
         let rules = CheckRules.informational(metric: metric)
         let groups = RegressionCheck.compare(baseline: before, current: aligned, rules: rules)
-        return CheckOutcome(
+        var outcome = CheckOutcome(
             groupBy: before.groupBy, rules: rules, baselineName: left, currentName: right, groups: groups, budgets: [],
             endpoints: groups.map(\.keys))
+        // Both runs' HTTP and damage: without it every diff said "the captures hold no HTTP".
+        var integrity = aligned.integrity
+        integrity.messages += before.integrity.messages
+        integrity.damage = before.integrity.damage + integrity.damage
+        integrity.incompleteMessages += before.integrity.incompleteMessages
+        outcome.integrity = integrity
+        return outcome
     }
 
     /// The JSON file's contents, or nil for a capture.

@@ -252,6 +252,21 @@ import FoundationXML
         #expect(result.stdout.contains("127.0.0.1:8080  /api/items            response_bytes                   2134  3134  +1000  +46.9%"))
         #expect(result.stdout.hasSuffix("3 of 6 endpoints changed (per request)\n"))
         #expect(!result.stdout.contains("FAIL"))
+        // Both captures hold HTTP: no "Nothing compared" note (every diff printed one until the diff kept the
+        // runs' integrity).
+        #expect(!result.stdout.contains("Nothing compared"))
+    }
+
+    /// `--keylog` on diff decrypts both sides (issue 21): two captures of the same three exchanges over different
+    /// suites compare equal.
+    @Test func diffDecryptsWithKeyLogs() throws {
+        let result = try Harness.run(
+            ["diff", "samples/https-v12-aes128gcm.pcap", "samples/https-v12-chacha20.pcap",
+             "--keylog", "samples/https-v12-aes128gcm.keys", "--keylog", "samples/https-v12-chacha20.keys"],
+            environment: Self.wide)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("No changes: 3 endpoints as before."))
+        #expect(!result.stdout.contains("Nothing compared"))
     }
 
     @Test func diffDetectsJSONByContent() throws {

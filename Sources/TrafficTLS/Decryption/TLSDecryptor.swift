@@ -41,9 +41,10 @@ public final class TLSDecryptor {
     private var renegotiationHello: TLSClientHello?
     private var renegotiated: [TLSRecordDecryptor?] = [nil, nil]
     private var isTLS13 = false
-    /// A record verified, a tag or MAC failed, keys were set up.
+    /// Protected records whose tag or MAC verified, and those whose did not.
     private var verifiedRecords = 0
     private var failedRecords = 0
+    /// Why keys could not be set up (no secret, an unsupported suite), when that is known.
     private var reason: TLSDecryptionOutcome?
     /// Packet events before the child existed, replayed to it: the few ACKs before the ServerHello (bounded: a
     /// connection whose server never answers makes no child, and its events are the `tls` records' then).
@@ -73,9 +74,6 @@ public final class TLSDecryptor {
         if let reason { return reason }
         return failedRecords > 0 ? .decryptFailed : .noKey
     }
-
-    /// Whether a child was made (and so received the connection's plaintext).
-    public var hasChild: Bool { child != nil }
 
     /// Records whose tag or MAC did not verify.
     public var failedRecordCount: Int { failedRecords }

@@ -87,20 +87,23 @@ public struct SizeHistogram: Sendable, Equatable {
         return max
     }
 
-    /// The entries as (bucket, count) pairs, for the spool's byte form.
+    /// The entries as (bucket, count) pairs.
     package var pairs: [(bucket: Int, count: Int)] {
         entries.map { (Int($0 >> Self.countBits), Int($0 & Self.countMask)) }
     }
 
-    /// Rebuilds a histogram from `pairs` and `max`; nil if they could not have been written by `pairs`.
-    package init?(pairs: [(bucket: Int, count: Int)], max: Int) {
-        for pair in pairs {
-            guard pair.bucket >= 0, pair.bucket < 1 << 15, pair.count > 0, UInt64(pair.count) <= Self.countMask else {
-                return nil
-            }
-            add(bucket: pair.bucket, count: UInt64(pair.count))
+    /// Rebuilds a histogram from entries as `entries` holds them (buckets strictly ascending, counts not zero) and
+    /// `max`; nil if they could not have been written from a histogram. The spilled form's reader: no pair array,
+    /// no search per entry.
+    package init?(entries: [UInt64], max: Int) {
+        var previous = -1
+        for entry in entries {
+            let bucket = Int(entry >> Self.countBits)
+            guard bucket > previous, bucket < 1 << 15, entry & Self.countMask != 0 else { return nil }
+            previous = bucket
         }
         guard max >= 0 else { return nil }
+        self.entries = entries
         self.max = max
     }
 }

@@ -22,6 +22,9 @@ import TrafficSessions
 ///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap; after a gap,
 ///   or once HTTP was seen, a bad line makes the parser resynchronise at the next line start that parses
 ///   as a start line (bytes skipped are non-HTTP). Only HTTP/1.x and HTTP/0.9 `GET /path` are recognised.
+/// - Start lines outside the grammar that Zeek accepts (`nonstandard_start_line`): a version in another
+///   case (`http/1.1 200 OK`), a request without a target (`OPTIONS HTTP/1.1`, path empty), a request
+///   version without its minor digit (`GET / HTTP/1.`); the version is reported as sent. See `HTTPStartLine`.
 /// - Malformed `Content-Length` (sign, non-digit, differing values, above 2^63 − 1) (`malformed_length`):
 ///   a request has no body (what follows is resynchronised over); a response is close-delimited.
 ///   A request whose last transfer coding is not chunked is close-delimited too (`malformed_length`).

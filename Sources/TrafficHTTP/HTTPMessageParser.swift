@@ -247,8 +247,9 @@ final class HTTPMessageParser {
         headKeptInFull = true
         decoding = .identity
         state = .headers
+        if start.isNonstandard { record.flag(.nonstandardStartLine) }
         switch start {
-        case .request(let method, let target, let version):
+        case .request(let method, let target, let version, _):
             record.method = method
             record.version = version
             fields.target = target
@@ -256,7 +257,7 @@ final class HTTPMessageParser {
                 record.flag(.http09)
                 state = .startLine
             }
-        case .status(let version, let code):
+        case .status(let version, let code, _):
             record.version = version
             record.status = code
         }

@@ -204,7 +204,8 @@ extension HTTPMessageParser {
             let done = completeMessage(truncated: false)
             enterAfterGap()
             return GapOutcome(record: done, needsIdentity: needsIdentity, lostBoundary: true)
-        case .startLine, .resync, .nonHTTP:
+        case .startLine, .resync, .nonHTTP, .hunting:
+            // A hunted partial message stays non-HTTP: after the gap, resynchronise as usual.
             counts.nonHTTPBytes += lineLength
             resetLine()
             enterAfterGap()
@@ -218,6 +219,8 @@ extension HTTPMessageParser {
     /// try a start line there; if that fails, resynchronise at line starts.
     private func enterAfterGap() {
         mayResync = true
+        huntTry = false
+        huntedBytes = 0
         if state != .tunnel { state = .startLine }
     }
 
@@ -239,7 +242,7 @@ extension HTTPMessageParser {
             return (completeMessage(truncated: true), false)
         case .closeBody:
             return (completeMessage(truncated: false), false)
-        case .startLine, .resync, .nonHTTP:
+        case .startLine, .resync, .nonHTTP, .hunting:
             // A start line cut off by the end of the stream cannot be validated: not counted as HTTP.
             counts.nonHTTPBytes += lineLength
             resetLine()
@@ -262,12 +265,13 @@ extension HTTPMessageParser {
         case .startLine:
             counts.tunnelBytes += lineLength
             resetLine()
+            huntTry = false
             state = .tunnel
         case .awaitingSwitch:
             counts.tunnelBytes += heldSwitchBytes
             heldSwitchBytes = 0
             state = .tunnel
-        case .nonHTTP, .resync, .tunnel:
+        case .nonHTTP, .resync, .tunnel, .hunting:
             state = .tunnel
         case .headers, .fixedBody, .chunkedBody, .closeBody:
             tunnelAfterMessage = true

@@ -19,7 +19,8 @@ import TrafficSessions
 ///
 /// Decisions (the anomaly flag in parentheses):
 /// - Recognition: a direction is HTTP when it starts with a request line (client) or status line
-///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap; after a gap,
+///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap, or until a
+///   start line shows that it began inside a message (`mid_message_start`, below); after a gap,
 ///   or once HTTP was seen, a bad line makes the parser resynchronise at the next line start that parses
 ///   as a start line (bytes skipped are non-HTTP). Only HTTP/1.x and HTTP/0.9 `GET /path` are recognised.
 /// - Start lines outside the grammar that Zeek accepts (`nonstandard_start_line`): a version in another

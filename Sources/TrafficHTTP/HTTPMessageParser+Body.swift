@@ -227,7 +227,10 @@ extension HTTPMessageParser {
     /// The stream ended. Returns the open message, if any (complete=false and `truncated` unless its
     /// body was close-delimited), and whether it still needs an identity.
     func finish() -> (MessageRecord, needsIdentity: Bool)? {
-        defer { state = .nonHTTP }
+        defer {
+            state = .nonHTTP
+            huntTry = false
+        }
         switch state {
         case .headers:
             record.headerBytes += lineLength
@@ -272,6 +275,7 @@ extension HTTPMessageParser {
             heldSwitchBytes = 0
             state = .tunnel
         case .nonHTTP, .resync, .tunnel, .hunting:
+            huntTry = false
             state = .tunnel
         case .headers, .fixedBody, .chunkedBody, .closeBody:
             tunnelAfterMessage = true

@@ -153,7 +153,9 @@ final class HTTPMessageParser {
                 counts.nonHTTPBytes += bytes.count - offset
                 offset = bytes.count
             case .hunting:
-                let end = HTTPBytes.firstLF(in: bytes, from: offset).map { $0 + 1 } ?? bytes.count
+                // While nothing can end hunting, line starts need not be found: absorbed like `nonHTTP`.
+                let end =
+                    huntMayEnd ? HTTPBytes.firstLF(in: bytes, from: offset).map { $0 + 1 } ?? bytes.count : bytes.count
                 counts.nonHTTPBytes += end - offset
                 huntedBytes += end - offset
                 huntLastTime = time
@@ -303,9 +305,15 @@ final class HTTPMessageParser {
     }
 
     /// A `receive` starts, which is likely a segment start (tshark looks for messages there): while
-    /// hunting inside a line, try a start line here if `huntingAllowed`.
+    /// hunting inside a line, try a start line here if `huntingAllowed`. While `huntMayEnd` is false no
+    /// line can end hunting: the receive is absorbed whole (a non-HTTP stream costs no line search).
     func segmentStart(huntingAllowed: Bool) {
-        if huntingAllowed, state == .hunting { state = .startLine }
+        guard huntTry else { return }
+        if !huntMayEnd, state == .startLine, lineLength == 0 {
+            state = .hunting
+        } else if huntingAllowed, state == .hunting {
+            state = .startLine
+        }
     }
 
     /// Ends `.hunting`: the hunted bytes were the rest of a message whose start was not captured. They

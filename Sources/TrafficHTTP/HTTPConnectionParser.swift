@@ -153,12 +153,16 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         // yet (requests). A non-HTTP protocol whose bytes happen to hold a start line stays non-HTTP.
         // Segment starts are tried too (a body need not end with a line end), on firmer evidence: the
         // other direction carried HTTP.
-        if direction == .serverToClient {
-            parser.huntMayEnd = requests.sawHTTP
-            parser.segmentStart(huntingAllowed: requests.sawHTTP)
-        } else {
-            parser.huntMayEnd = responses.sawHTTP || responses.counts.receivedBytes + responses.counts.missingBytes == 0
-            parser.segmentStart(huntingAllowed: responses.sawHTTP)
+        // (Only while the direction hunts or may start to: before its first start line or gap.)
+        if parser.huntTry || !parser.mayResync {
+            if direction == .serverToClient {
+                parser.huntMayEnd = requests.sawHTTP
+                parser.segmentStart(huntingAllowed: requests.sawHTTP)
+            } else {
+                parser.huntMayEnd =
+                    responses.sawHTTP || responses.counts.receivedBytes + responses.counts.missingBytes == 0
+                parser.segmentStart(huntingAllowed: responses.sawHTTP)
+            }
         }
         parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count

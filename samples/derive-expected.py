@@ -73,6 +73,13 @@ KNOWN_TSHARK_ISSUES = {
     "http-segments-truncated": "the capture ends mid-body; tshark never completes the message",
 }
 
+# Samples whose messages tshark's dissector and the raw parser here cannot derive: only the connections
+# are derived; messages.tshark.csv is written by hand (see samples/README.md for how).
+CONNECTIONS_ONLY = {
+    "http-segments-midbody": "the server direction starts inside a response body (first packets cut): "
+                             "expected messages derived by hand from `tshark -z follow,tcp,raw,0`",
+}
+
 TSHARK_OPTS = ["-o", "tcp.analyze_sequence_numbers:TRUE",
                "-o", "tcp.reassemble_out_of_order:TRUE",
                "-o", "ip.defragment:TRUE", "-o", "ipv6.defragment:TRUE"]
@@ -566,6 +573,9 @@ def do_sample(path, name):
     streams = build_streams(conns)
     for sid in conns:
         check_follow(path, sid, conns[sid], streams[sid])
+    if name in CONNECTIONS_ONLY:
+        print("derive-expected: %-29s connections only (%s)" % (name, CONNECTIONS_ONLY[name]))
+        return True
     tmsgs = pdml_messages(path)
 
     msg_rows, problems, stream_lines = [], [], []

@@ -104,7 +104,8 @@ package final class ReportBuilder {
         case .tls:
             break
         }
-        if record.decodedBodyBytes == nil { summary.decodeErrors += 1 }
+        // A partial first message (`mid_message_start`) has an unknown coding, not a failed decoding.
+        if record.decodedBodyBytes == nil, !record.flags.contains(.midMessageStart) { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
         timeline?.add(record, capture: capture)

@@ -19,9 +19,13 @@ import TrafficSessions
 ///
 /// Decisions (the anomaly flag in parentheses):
 /// - Recognition: a direction is HTTP when it starts with a request line (client) or status line
-///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap; after a gap,
+///   (server), on any port. A direction whose first line is not one is non-HTTP until a gap, or until a
+///   start line shows that it began inside a message (`mid_message_start`, below); after a gap,
 ///   or once HTTP was seen, a bad line makes the parser resynchronise at the next line start that parses
 ///   as a start line (bytes skipped are non-HTTP). Only HTTP/1.x and HTTP/0.9 `GET /path` are recognised.
+/// - Start lines outside the grammar that Zeek accepts (`nonstandard_start_line`): a version in another
+///   case (`http/1.1 200 OK`), a request without a target (`OPTIONS HTTP/1.1`, path empty), a request
+///   version without its minor digit (`GET / HTTP/1.`); the version is reported as sent. See `HTTPStartLine`.
 /// - Malformed `Content-Length` (sign, non-digit, differing values, above 2^63 − 1) (`malformed_length`):
 ///   a request has no body (what follows is resynchronised over); a response is close-delimited.
 ///   A request whose last transfer coding is not chunked is close-delimited too (`malformed_length`).
@@ -40,6 +44,16 @@ import TrafficSessions
 ///   tshark shows `http.request.uri`. A 2xx answer makes both directions a tunnel (`tunnel`); 101 does
 ///   the same (`upgrade`). Client bytes sent after an Upgrade/CONNECT request and before the answer are
 ///   held (counted, not parsed): tunnel bytes if the switch happens, non-HTTP otherwise.
+/// - A direction whose first line is no start line may have begun inside a message (capture started
+///   mid-download or mid-upload; `mid_message_start`): its bytes are non-HTTP until a later line start
+///   holds a start line (line starts rather than segment starts, so the result does not depend on how
+///   the bytes were segmented), and only once the other direction says a message is due: for responses,
+///   the client sent a request; for requests, the server sent HTTP or nothing yet. Then they become one
+///   record, complete=false, body bytes as captured, decoded size unknown (null), missing bytes unknown
+///   (0), path `(unknown)`. A partial response answers the request that was waiting when the server's
+///   first bytes came, if any (else one before the capture: unpaired); a partial request is unpaired
+///   (its response may have come before it was recognised). Without such a line, or across a gap (then
+///   the usual resynchronisation), the bytes stay non-HTTP.
 /// - HTTP/0.9 (`http09`): a `GET /path` line without a version is a request; the response to it is
 ///   every byte the server sends until the end (no start line, no header section).
 /// - Host: an absolute-form target wins over `Host`; lower-cased, default port (80, 443 for https)
@@ -66,6 +80,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// A server-side gap may have swallowed whole responses (flag `pairing_uncertain` on later responses).
     private var responsePairingUncertain = false
     private var finished = false
+    /// The request waiting when the server's first bytes arrived: if those bytes are a partial response
+    /// (the server direction starts mid-message), that is the request it answers; nil: one before the capture.
+    private var firstServerBytesAnswer: HTTPExchange?
+    private var sawServerBytes = false
 
     /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
     /// `decrypted`: the bytes come from a TLS stage, so records say so, and the default port of a host is 443.
@@ -126,6 +144,26 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     private func receive(
         _ bytes: UnsafeRawBufferPointer, direction: Direction, segment: WireSpan, parser: HTTPMessageParser
     ) {
+        if direction == .serverToClient, !sawServerBytes {
+            sawServerBytes = true
+            if case .exchange(let exchange)? = pending.first { firstServerBytesAnswer = exchange }
+        }
+        // A direction that began inside a message ends it at a start line only when the other direction
+        // says a message is due: a request was sent (responses), or the server answered or has not spoken
+        // yet (requests). A non-HTTP protocol whose bytes happen to hold a start line stays non-HTTP.
+        // Segment starts are tried too (a body need not end with a line end), on firmer evidence: the
+        // other direction carried HTTP.
+        // (Only while the direction hunts or may start to: before its first start line or gap.)
+        if parser.huntTry || !parser.mayResync {
+            if direction == .serverToClient {
+                parser.huntMayEnd = requests.sawHTTP
+                parser.segmentStart(huntingAllowed: requests.sawHTTP)
+            } else {
+                parser.huntMayEnd =
+                    responses.sawHTTP || responses.counts.receivedBytes + responses.counts.missingBytes == 0
+                parser.segmentStart(huntingAllowed: responses.sawHTTP)
+            }
+        }
         parser.streamBase = parser.counts.receivedBytes + parser.counts.missingBytes
         parser.counts.receivedBytes += bytes.count
         var offset = 0
@@ -173,6 +211,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                 shareFraming(upTo: offset)
                 parser.record.lastByteTime = segment.time
                 messageCompleted(direction)
+            case .midMessage:
+                // The partial message's bytes ended before this segment: its share so far is all it gets.
+                midMessageEnded(direction)
             }
         }
     }
@@ -286,11 +327,31 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         messageCompleted(direction)
     }
 
+    /// The first bytes of `direction` were the rest of a message whose start was not captured
+    /// (`mid_message_start`): its record, with path `(unknown)`, is emitted now. A partial request is queued
+    /// like any request; a partial response answers the request that was waiting when the server's first
+    /// bytes arrived, if it is still the oldest waiting, else one from before the capture (unpaired).
+    private func midMessageEnded(_ direction: Direction) {
+        if direction == .clientToServer {
+            _ = openExchange(unknownTarget: true)
+        } else if let answered = firstServerBytesAnswer, case .exchange(let first)? = pending.first, first === answered {
+            _ = pairResponse(final: true)
+        } else {
+            _ = pairResponse(final: true, pairing: false)
+        }
+        firstServerBytesAnswer = nil
+        messageCompleted(direction)
+    }
+
     /// Gives the request being parsed its index, host, path and query, and queues it for a response.
-    private func openExchange() -> HTTPExchange {
-        var target = HTTPTarget.resolve(
-            method: requests.record.method, target: requests.fields.target, hostField: requests.fields.host,
-            defaultHost: defaultHost)
+    /// `unknownTarget`: a request whose start line was not captured: host the server's, path `(unknown)`.
+    private func openExchange(unknownTarget: Bool = false) -> HTTPExchange {
+        var target =
+            unknownTarget
+            ? HTTPTarget(host: defaultHost, path: "(unknown)", query: nil)
+            : HTTPTarget.resolve(
+                method: requests.record.method, target: requests.fields.target, hostField: requests.fields.host,
+                defaultHost: defaultHost)
         let exchange = HTTPExchange(
             index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
             query: target.query, isHTTP09: requests.record.version == HTTPStartLine.http09,
@@ -302,7 +363,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         swap(&requests.record.path, &target.path)
         swap(&requests.record.query, &target.query)
         currentRequest = exchange
-        if pairingLost {
+        if pairingLost || unknownTarget {
+            // A partial request's response may have come before it was recognised: it pairs with none.
             exchange.unpairable = true
         } else {
             pending.append(.exchange(exchange))
@@ -313,9 +375,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
 
     /// Matches the response being parsed with the oldest waiting request (`final` removes it from the queue)
     /// and copies that request's identity into it; an unmatched response gets path `(unknown)`.
-    private func pairResponse(final: Bool) -> HTTPExchange? {
-        if !pairingLost, case .lostRequests? = pending.first { abandonPairing() }
-        if !pairingLost, case .exchange(let exchange)? = pending.first {
+    /// `pairing` false: the response answers no request we saw (unpaired, path `(unknown)`).
+    private func pairResponse(final: Bool, pairing: Bool = true) -> HTTPExchange? {
+        if pairing, !pairingLost, case .lostRequests? = pending.first { abandonPairing() }
+        if pairing, !pairingLost, case .exchange(let exchange)? = pending.first {
             if final { pending.removeFirst() }
             exchange.paired = true
             responses.record.index = exchange.index

@@ -204,7 +204,8 @@ extension HTTPMessageParser {
             let done = completeMessage(truncated: false)
             enterAfterGap()
             return GapOutcome(record: done, needsIdentity: needsIdentity, lostBoundary: true)
-        case .startLine, .resync, .nonHTTP:
+        case .startLine, .resync, .nonHTTP, .hunting:
+            // A hunted partial message stays non-HTTP: after the gap, resynchronise as usual.
             counts.nonHTTPBytes += lineLength
             resetLine()
             enterAfterGap()
@@ -218,13 +219,18 @@ extension HTTPMessageParser {
     /// try a start line there; if that fails, resynchronise at line starts.
     private func enterAfterGap() {
         mayResync = true
+        huntTry = false
+        huntedBytes = 0
         if state != .tunnel { state = .startLine }
     }
 
     /// The stream ended. Returns the open message, if any (complete=false and `truncated` unless its
     /// body was close-delimited), and whether it still needs an identity.
     func finish() -> (MessageRecord, needsIdentity: Bool)? {
-        defer { state = .nonHTTP }
+        defer {
+            state = .nonHTTP
+            huntTry = false
+        }
         switch state {
         case .headers:
             record.headerBytes += lineLength
@@ -239,7 +245,7 @@ extension HTTPMessageParser {
             return (completeMessage(truncated: true), false)
         case .closeBody:
             return (completeMessage(truncated: false), false)
-        case .startLine, .resync, .nonHTTP:
+        case .startLine, .resync, .nonHTTP, .hunting:
             // A start line cut off by the end of the stream cannot be validated: not counted as HTTP.
             counts.nonHTTPBytes += lineLength
             resetLine()
@@ -262,12 +268,14 @@ extension HTTPMessageParser {
         case .startLine:
             counts.tunnelBytes += lineLength
             resetLine()
+            huntTry = false
             state = .tunnel
         case .awaitingSwitch:
             counts.tunnelBytes += heldSwitchBytes
             heldSwitchBytes = 0
             state = .tunnel
-        case .nonHTTP, .resync, .tunnel:
+        case .nonHTTP, .resync, .tunnel, .hunting:
+            huntTry = false
             state = .tunnel
         case .headers, .fixedBody, .chunkedBody, .closeBody:
             tunnelAfterMessage = true

@@ -21,6 +21,11 @@ final class HTTPMessageParser {
         case tunnel
         /// The direction never looked like HTTP; absorbs everything until a gap.
         case nonHTTP
+        /// The direction's first line was no start line: it may have begun inside a message (the capture
+        /// started mid-message). Like `resync`, skipping to the next line start, where `.startLine` tries
+        /// a start line with `huntTry` set; the bytes before one are non-HTTP (`huntedBytes`) until a start
+        /// line is found, when they become the partial message's record (`takeMidMessageRecord`).
+        case hunting
         /// Lost sync: discarding up to the next line start, where a start line is tried again.
         case resync
         /// After a request that asked to switch protocols (Upgrade, CONNECT): bytes are held back, only
@@ -37,6 +42,9 @@ final class HTTPMessageParser {
         /// The current message is complete: its record is `record`, until the next message starts (an
         /// event carrying the record would copy it on every `parse` return, hundreds of bytes per segment).
         case message
+        /// A start line ended `.hunting`: the partial message before it is `record` (see
+        /// `takeMidMessageRecord`); emit it and call `parse` again, which starts the new message.
+        case midMessage
     }
 
     let isRequest: Bool
@@ -55,6 +63,19 @@ final class HTTPMessageParser {
     /// Whether a failed start line leads to resynchronisation (true once HTTP was seen or after a gap)
     /// rather than declaring the direction non-HTTP.
     var mayResync = false
+    /// In `.hunting`: the bytes since the direction's start (its partial first message, if HTTP), counted
+    /// as non-HTTP so far; the capture times of the first and last of them.
+    var huntedBytes = 0
+    private var huntFirstTime = CaptureTime.zero
+    private var huntLastTime = CaptureTime.zero
+    private var huntStart = 0
+    /// In `.startLine`: the line is tried at a line start while hunting (`huntedBytes` come before it).
+    var huntTry = false
+    /// Set by the connection parser before each `parse`: whether a start line may end hunting now (the
+    /// other direction says a message is due; see `HTTPConnectionParser`).
+    var huntMayEnd = false
+    /// The start line that ended hunting, begun on the next `parse` (after `.midMessage`).
+    private var heldStart: (line: HTTPStartLine, total: Int, kept: [UInt8])?
 
     // The line being assembled across `receive` calls: kept bytes (at most maxLineBytes) and full length.
     private var line: [UInt8] = []
@@ -104,10 +125,20 @@ final class HTTPMessageParser {
 
     /// Parses from `bytes[offset...]`, advancing `offset`, until input runs out or an event needs the caller.
     func parse(_ bytes: UnsafeRawBufferPointer, from offset: inout Int, time: CaptureTime) -> Event {
+        if let held = heldStart {
+            heldStart = nil
+            beginMessage(held.line, lineBytes: held.total)
+            if !held.kept.isEmpty { held.kept.withUnsafeBytes { keepHeadLine($0) } }
+            if state == .startLine { return .head }  // HTTP/0.9
+        }
         while offset < bytes.count {
             switch state {
             case .startLine:
-                if startLineStep(bytes, &offset, time: time) { return .head }
+                switch startLineStep(bytes, &offset, time: time) {
+                case .head: return .head
+                case .midMessage: return .midMessage
+                default: break
+                }
             case .headers:
                 if headersStep(bytes, &offset) { return .head }
             case .fixedBody, .chunkedBody, .closeBody:
@@ -121,6 +152,15 @@ final class HTTPMessageParser {
             case .nonHTTP:
                 counts.nonHTTPBytes += bytes.count - offset
                 offset = bytes.count
+            case .hunting:
+                // While nothing can end hunting, line starts need not be found: absorbed like `nonHTTP`.
+                let end =
+                    huntMayEnd ? HTTPBytes.firstLF(in: bytes, from: offset).map { $0 + 1 } ?? bytes.count : bytes.count
+                counts.nonHTTPBytes += end - offset
+                huntedBytes += end - offset
+                huntLastTime = time
+                offset = end
+                if end < bytes.count || bytes[end - 1] == HTTPBytes.lf { state = .startLine }
             case .resync:
                 if let lf = HTTPBytes.firstLF(in: bytes, from: offset) {
                     counts.nonHTTPBytes += lf + 1 - offset
@@ -182,8 +222,9 @@ final class HTTPMessageParser {
 
     // MARK: Start line
 
-    /// Returns true when an HTTP/0.9 request line completed a message head by itself.
-    private func startLineStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, time: CaptureTime) -> Bool {
+    /// Returns `.head` when an HTTP/0.9 request line completed a message head by itself, `.midMessage` when
+    /// a start line ended hunting (it is begun on the next call), else `.needMore`.
+    private func startLineStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, time: CaptureTime) -> Event {
         if lineLength == 0 {
             lineTime = time
             lineStart = streamBase + offset
@@ -200,7 +241,7 @@ final class HTTPMessageParser {
                 lineSniffed = verdict == .viable
             }
             if lineLength > limits.maxLineBytes { return abandonPartialLine() }
-            return false
+            return .needMore
         }
         let (parsed, total, empty, kept) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
             let start =
@@ -213,23 +254,92 @@ final class HTTPMessageParser {
         }
         offset = lf + 1
         resetLine()
-        guard let parsed else {
+        guard let parsed, !huntTry || huntMayEnd else {
             // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
             counts.nonHTTPBytes += total
-            if !empty, !mayResync { state = .nonHTTP }
-            return false
+            if huntTry {
+                // Still hunting: the next line is tried too.
+                huntedBytes += total
+                huntLastTime = time
+            } else if !empty, !mayResync {
+                startHunting(total, inLine: false)
+            }
+            return .needMore
+        }
+        if huntTry {
+            huntTry = false
+            heldStart = (parsed, total, kept)
+            takeMidMessageRecord()
+            return .midMessage
         }
         beginMessage(parsed, lineBytes: total)
         if !kept.isEmpty { kept.withUnsafeBytes { keepHeadLine($0) } }
-        return state == .startLine  // HTTP/0.9: no header section
+        return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
     }
 
     /// A partial line that cannot be a start line: its bytes are not HTTP; skip to the next line.
-    private func abandonPartialLine() -> Bool {
+    private func abandonPartialLine() -> Event {
         counts.nonHTTPBytes += lineLength
+        let length = lineLength
         resetLine()
-        state = mayResync ? .resync : .nonHTTP
-        return false
+        if huntTry {
+            huntedBytes += length
+            state = .hunting
+        } else if mayResync {
+            state = .resync
+        } else {
+            startHunting(length, inLine: true)
+        }
+        return .needMore
+    }
+
+    /// The direction's first line (`count` bytes so far, already counted non-HTTP) is no start line:
+    /// `inLine`, skip to its end first.
+    private func startHunting(_ count: Int, inLine: Bool) {
+        state = inLine ? .hunting : .startLine
+        huntTry = true
+        huntedBytes = count
+        huntFirstTime = lineTime
+        huntLastTime = lineTime
+        huntStart = lineStart
+    }
+
+    /// A `receive` starts, which is likely a segment start (tshark looks for messages there): while
+    /// hunting inside a line, try a start line here if `huntingAllowed`. While `huntMayEnd` is false no
+    /// line can end hunting: the receive is absorbed whole (a non-HTTP stream costs no line search).
+    func segmentStart(huntingAllowed: Bool) {
+        guard huntTry else { return }
+        if !huntMayEnd, state == .startLine, lineLength == 0 {
+            state = .hunting
+        } else if huntingAllowed, state == .hunting {
+            state = .startLine
+        }
+    }
+
+    /// Ends `.hunting`: the hunted bytes were the rest of a message whose start was not captured. They
+    /// become `record` (body bytes of unknown framing, nothing known missing, complete=false, flag
+    /// `mid_message_start`; the caller gives it an identity and emits it) and the direction continues at a
+    /// message boundary, resynchronising at line starts if the next line is no start line.
+    func takeMidMessageRecord() {
+        precondition(huntedBytes > 0, "no partial message: state \(state)")
+        if !recordIsFresh { record.restart(from: template) }
+        recordIsFresh = false
+        record.time = huntFirstTime
+        record.lastByteTime = huntLastTime
+        record.streamOffset = huntStart
+        record.bodyBytes = huntedBytes
+        record.encodedBodyBytes = huntedBytes
+        record.decodedBodyBytes = nil
+        record.complete = false
+        record.flag(.midMessageStart)
+        counts.nonHTTPBytes -= huntedBytes
+        huntedBytes = 0
+        fields.clear()
+        inMessage = false
+        headDelivered = true
+        sawHTTP = true
+        mayResync = true
+        if state == .hunting { state = .startLine }
     }
 
     private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
@@ -247,8 +357,9 @@ final class HTTPMessageParser {
         headKeptInFull = true
         decoding = .identity
         state = .headers
+        if start.isNonstandard { record.flag(.nonstandardStartLine) }
         switch start {
-        case .request(let method, let target, let version):
+        case .request(let method, let target, let version, _):
             record.method = method
             record.version = version
             fields.target = target
@@ -256,7 +367,7 @@ final class HTTPMessageParser {
                 record.flag(.http09)
                 state = .startLine
             }
-        case .status(let version, let code):
+        case .status(let version, let code, _):
             record.version = version
             record.status = code
         }
@@ -270,6 +381,7 @@ final class HTTPMessageParser {
         record.streamOffset = position
         record.version = HTTPStartLine.http09
         record.flag(.http09)
+        huntTry = false
         fields.clear()
         inMessage = true
         headDelivered = true

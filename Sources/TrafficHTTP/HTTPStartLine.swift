@@ -5,11 +5,23 @@ import Darwin
 #endif
 
 /// A request line or status line (RFC 9112 §3, §4), recognised from bytes; this is how HTTP is found on any port.
+///
+/// Beyond the grammar, the leniencies of Zeek's HTTP analyzer that real peers need are accepted, each
+/// marked `nonstandard` (flag `nonstandard_start_line`): an HTTP-version in another case (`http/1.1`), a
+/// request line without a target (`OPTIONS HTTP/1.1`: target empty), and a request version without its
+/// minor digit (`GET / HTTP/1.`). Nothing else loosens: the method is a token, a version is `HTTP/1.`
+/// (any case) and a digit, the status code three digits, so binary data does not pass for a start line.
 enum HTTPStartLine {
     /// `method SP target SP HTTP/1.x`, or an HTTP/0.9 simple request `GET target` (RFC 1945 §4.1).
-    case request(method: String, target: String, version: String)
+    case request(method: String, target: String, version: String, nonstandard: Bool)
     /// `HTTP/1.x SP 3DIGIT [SP reason]`.
-    case status(version: String, code: Int)
+    case status(version: String, code: Int, nonstandard: Bool)
+
+    var isNonstandard: Bool {
+        switch self {
+        case .request(_, _, _, let n), .status(_, _, let n): n
+        }
+    }
 
     static let http09 = "HTTP/0.9"
 
@@ -27,9 +39,9 @@ enum HTTPStartLine {
             }
             return .undecided
         }
-        let magic: StaticString = "HTTP/1."
+        let magic: StaticString = "http/1."
         let n = min(prefix.count, magic.utf8CodeUnitCount)
-        for i in 0..<n where prefix[i] != magic.utf8Start[i] { return .rejected }
+        for i in 0..<n where HTTPBytes.lower(prefix[i]) != magic.utf8Start[i] { return .rejected }
         return n == magic.utf8CodeUnitCount ? .viable : .undecided
     }
 
@@ -54,14 +66,24 @@ enum HTTPStartLine {
         while lastSpace >= targetStart, line[lastSpace] != HTTPBytes.sp { lastSpace -= 1 }
         var targetEnd = line.count
         var version: String? = nil
+        var nonstandard = false
         if lastSpace >= targetStart {
             let v = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
-            guard isVersion(v) else { return nil }
-            version = Self.versionString(v)
+            guard let odd = versionKind(v, request: true) else { return nil }
+            version = Self.versionString(v, nonstandard: odd)
+            nonstandard = odd
             targetEnd = lastSpace
             while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
+        } else if targetStart < line.count,
+            let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[targetStart...]), request: true)
+        {
+            // `OPTIONS HTTP/1.1`: a request line without a target (Zeek logs an empty uri).
+            let v = UnsafeRawBufferPointer(rebasing: line[targetStart...])
+            version = Self.versionString(v, nonstandard: odd)
+            nonstandard = true
+            targetEnd = targetStart
         }
-        guard targetEnd > targetStart else { return nil }
+        guard targetEnd > targetStart || version != nil else { return nil }
         let target = UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd])
         for b in target where HTTPBytes.isControl(b) || b == HTTPBytes.ht { return nil }
         if version == nil {
@@ -71,11 +93,13 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: Self.methodString(method), target: HTTPBytes.string(target), version: version ?? http09)
+            method: Self.methodString(method), target: target.isEmpty ? "" : HTTPBytes.string(target),
+            version: version ?? http09, nonstandard: nonstandard)
     }
 
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> HTTPStartLine? {
-        guard line.count >= 12, isVersion(UnsafeRawBufferPointer(rebasing: line[0..<8])), line[8] == HTTPBytes.sp
+        guard line.count >= 12, line[8] == HTTPBytes.sp,
+            let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[0..<8]), request: false)
         else { return nil }
         var i = 8
         while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
@@ -87,7 +111,9 @@ enum HTTPStartLine {
             code = code * 10 + Int(d)
         }
         guard code >= 100, i + 3 == line.count || HTTPBytes.isWhitespace(line[i + 3]) else { return nil }
-        return .status(version: versionString(UnsafeRawBufferPointer(rebasing: line[0..<8])), code: code)
+        return .status(
+            version: versionString(UnsafeRawBufferPointer(rebasing: line[0..<8]), nonstandard: odd), code: code,
+            nonstandard: odd)
     }
 
     /// The common methods and versions as string literals: nothing to validate or allocate, and literals
@@ -113,20 +139,28 @@ enum HTTPStartLine {
         return HTTPBytes.string(bytes)
     }
 
-    /// `bytes` passed `isVersion`: `HTTP/1.` and a digit.
-    private static func versionString(_ bytes: UnsafeRawBufferPointer) -> String {
+    /// `bytes` passed `versionKind`: the common versions as literals; a nonstandard one as sent.
+    private static func versionString(_ bytes: UnsafeRawBufferPointer, nonstandard: Bool) -> String {
+        if nonstandard { return HTTPBytes.string(bytes) }
         switch bytes[7] {
-        case UInt8(ascii: "1"): "HTTP/1.1"
-        case UInt8(ascii: "0"): "HTTP/1.0"
-        default: HTTPBytes.string(bytes)
+        case UInt8(ascii: "1"): return "HTTP/1.1"
+        case UInt8(ascii: "0"): return "HTTP/1.0"
+        default: return HTTPBytes.string(bytes)
         }
     }
 
-    /// `HTTP/1.` DIGIT: RFC 9112 §2.3 with the major version this parser understands.
-    private static func isVersion(_ v: UnsafeRawBufferPointer) -> Bool {
+    /// nil when `v` is no version; false for `HTTP/1.` DIGIT (RFC 9112 §2.3 with the major version this
+    /// parser understands); true (nonstandard) for the same in another case, or, in a request line,
+    /// `HTTP/1.` without the minor digit (Zeek's methods.pcap: Google's front end answered such requests).
+    static func versionKind(_ v: UnsafeRawBufferPointer, request: Bool) -> Bool? {
         let magic: StaticString = "HTTP/1."
-        guard v.count == 8 else { return false }
-        for i in 0..<7 where v[i] != magic.utf8Start[i] { return false }
-        return v[7] &- UInt8(ascii: "0") < 10
+        guard v.count == 8 || (request && v.count == 7) else { return nil }
+        var nonstandard = v.count == 7
+        for i in 0..<7 where v[i] != magic.utf8Start[i] {
+            guard HTTPBytes.lower(v[i]) == HTTPBytes.lower(magic.utf8Start[i]) else { return nil }
+            nonstandard = true
+        }
+        if v.count == 8, v[7] &- UInt8(ascii: "0") >= 10 { return nil }
+        return nonstandard
     }
 }

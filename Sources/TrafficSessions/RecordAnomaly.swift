@@ -21,6 +21,12 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     case upgrade
     /// A 2xx answer to CONNECT: both directions become a tunnel.
     case tunnel
+    /// A start line outside RFC 9112 that Zeek accepts: version in another case (`http/1.1`), a request
+    /// without a target (`OPTIONS HTTP/1.1`), a request version without its minor digit (`HTTP/1.`).
+    case nonstandardStartLine = "nonstandard_start_line"
+    /// The direction's first bytes were inside a message (the capture started mid-message, or a hole at
+    /// its start): the record holds those bytes, with the message's start unknown.
+    case midMessageStart = "mid_message_start"
     // TLS without keys (see TLSConnectionFlags).
     case ech
     case handshakeLost = "handshake_lost"

@@ -126,23 +126,9 @@ public struct HARDocument {
         w.field("method", record.method ?? "(unknown)")
         w.field("url", Self.url(record))
         w.field("httpVersion", record.version ?? "")
-        w.beginArray("cookies")
-        for cookie in head.requestCookies {
-            w.beginObject()
-            w.field("name", cookie.name)
-            w.field("value", cookie.value)
-            w.endObject()
-        }
-        w.endArray()
+        Self.nameValues("cookies", head.requestCookies.map { ($0.name, $0.value) }, to: &w)
         Self.headers(head, to: &w)
-        w.beginArray("queryString")
-        for (name, value) in Self.queryPairs(record.query) {
-            w.beginObject()
-            w.field("name", name)
-            w.field("value", value)
-            w.endObject()
-        }
-        w.endArray()
+        Self.nameValues("queryString", Self.queryPairs(record.query), to: &w)
         if record.bodyBytes + record.missingBytes > 0 {
             // Bodies are counted, not stored: `text` only with `--har-bodies` (the kept body, de-chunked, its content
             // coding as sent; binary-safe like the headers), else left out (HAR: text and params are alternatives).
@@ -250,11 +236,16 @@ public struct HARDocument {
     }
 
     private static func headers(_ head: HARHead, to w: inout JSONWriter) {
-        w.beginArray("headers")
-        for field in head.fields {
+        nameValues("headers", head.fields.map { ($0.name, $0.value) }, to: &w)
+    }
+
+    /// HAR's lists of `{"name", "value"}` objects (headers, cookies, query strings).
+    private static func nameValues(_ key: String, _ pairs: [(String, String)], to w: inout JSONWriter) {
+        w.beginArray(key)
+        for (name, value) in pairs {
             w.beginObject()
-            w.field("name", field.name)
-            w.field("value", field.value)
+            w.field("name", name)
+            w.field("value", value)
             w.endObject()
         }
         w.endArray()

@@ -3,20 +3,7 @@ import Testing
 
 /// Whether the HAR checks can run: python3 with jsonschema and haralyzer (`make deps` installs both).
 enum HARTools {
-    static let available: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import jsonschema, haralyzer"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
-        }
-    }()
+    static let available = Harness.pythonCanImport("jsonschema, haralyzer")
 }
 
 /// `traffic analyze --format har` (issue 29).

@@ -6,20 +6,7 @@ enum BrowserTools {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    static let playwright: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import playwright.sync_api"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
-        }
-    }()
+    static let playwright = Harness.pythonCanImport("playwright.sync_api")
 
     static var available: Bool { chromium != nil && playwright }
 }

@@ -122,6 +122,22 @@ enum Harness {
         }
     }
 
+    /// Whether `python3 -c "import MODULES"` succeeds (optional test tools: Playwright, jsonschema, haralyzer).
+    static func pythonCanImport(_ modules: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import \(modules)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        } catch {
+            return false
+        }
+    }
+
     static func corpusTraces() -> [String] {
         let traces = corpus.appendingPathComponent("traces")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: traces.path)) ?? []

@@ -21,18 +21,19 @@ final class HTTPConnectionTap: SessionStage {
     private var framingLeft = [0, 0]
     /// Only groups by method or status and record listings show what the joiner fills in.
     private let joins: Bool
-    /// Below a decrypting TLS tap: the TLS bytes of each direction that are not application data, which the
-    /// TLS tap sets before `connectionEnded` (and it counts the connection's missing bytes itself).
+    /// Below a decrypting TLS tap: what of each direction reached no plaintext, which the TLS tap sets (and it
+    /// counts the connection's missing bytes itself).
     private let decrypted: Bool
     var tlsBelow = TLSBelow()
-    /// Below a decrypting TLS tap: segment header bytes that came with no plaintext (set before `finish`).
-    var segmentHeadersBelow = [0, 0]
 
     struct TLSBelow {
         /// Handshake, change_cipher_spec and alert records.
         var controlBytes = [0, 0]
         /// Captured bytes in no readable record.
         var undecryptedBytes = [0, 0]
+        /// Segment header bytes that came with no plaintext (records after the last application data); set
+        /// before `finish`, the two above before `connectionEnded`.
+        var segmentHeaderBytes = [0, 0]
     }
     /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
     /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
@@ -119,8 +120,8 @@ final class HTTPConnectionTap: SessionStage {
         }
         records.streamsEnded(
             tunnelBytes: [counts[0].tunnelBytes, counts[1].tunnelBytes],
-            leftoverHeaders: [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + segmentHeadersBelow[0],
-                              parser.unattributedSegmentHeaderBytes(for: .serverToClient) + segmentHeadersBelow[1]])
+            leftoverHeaders: [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + tlsBelow.segmentHeaderBytes[0],
+                              parser.unattributedSegmentHeaderBytes(for: .serverToClient) + tlsBelow.segmentHeaderBytes[1]])
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {

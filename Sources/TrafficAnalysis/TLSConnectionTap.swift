@@ -55,7 +55,6 @@ final class TLSConnectionTap: SessionStage {
     }
 
     private let child: Child
-    private func childLookup() -> HTTPConnectionTap? { child.http }
 
     func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
         child.connect = MessageRecord.TimeSpan(start: syn, end: ack)
@@ -76,9 +75,9 @@ final class TLSConnectionTap: SessionStage {
 
     func finish(time: CaptureTime) {
         if !parser.isFinished { parser.finish(time: time) }
-        if let decryptor, let http = childLookup() {
-            http.segmentHeadersBelow = [decryptor.pendingOverheadBytes(.clientToServer),
-                                        decryptor.pendingOverheadBytes(.serverToClient)]
+        if let decryptor, let http = child.http {
+            http.tlsBelow.segmentHeaderBytes = [decryptor.pendingOverheadBytes(.clientToServer),
+                                                decryptor.pendingOverheadBytes(.serverToClient)]
         }
         decryptor?.finish(time: time)
     }
@@ -96,7 +95,7 @@ final class TLSConnectionTap: SessionStage {
         case .unsupportedCipher: builder.summary.tlsUnsupportedCipher += 1
         }
         // A child is made when keys are found; it holds the connection only if a record verified with them.
-        if let decryptor, outcome == .decrypted, let http = childLookup() {
+        if let decryptor, outcome == .decrypted, let http = child.http {
             builder.summary.tlsFailedRecords += decryptor.failedRecordCount
             builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
             for direction in Direction.allCases {

@@ -282,15 +282,20 @@ public final class TLSDecryptor {
         guard protected, var decryptor = sides[d].decryptor else { return }
         decryptor.sequenceNumber &+= 1
         sides[d].decryptor = decryptor
+        skipPlaintext(of: header, direction: direction)
+    }
+
+    /// A protected record whose plaintext is lost: if it held application data, the child hears of a gap of its
+    /// plaintext's size (the fragment less the suite's fixed overhead; TLS 1.3 padding cannot be known).
+    private func skipPlaintext(of header: (UInt8, UInt8, UInt8, UInt8, UInt8), direction: Direction) {
+        let d = direction.rawValue
         // TLS ≤ 1.2 says the type in the header; TLS 1.3 hides it, and after the handshake it is application data.
-        let isApplication = isTLS13 ? sides[d].handshakeDone : header.0 == 23
-        if isApplication, verifiedRecords > 0 {
-            let length = Int(header.3) << 8 | Int(header.4)
-            let plaintext = max(0, length - fixedOverhead)
-            ensureChild()
-            sides[d].plain += plaintext
-            child?._withUnsafeGuaranteedRef { $0.stage.skip(plaintext, direction: direction, time: sides[d].time) }
-        }
+        let isApplication = isTLS13 ? sides[d].handshakeDone : header.0 == TLSContentType.applicationData.rawValue
+        guard isApplication, verifiedRecords > 0 else { return }
+        let plaintext = max(0, (Int(header.3) << 8 | Int(header.4)) - fixedOverhead)
+        ensureChild()
+        sides[d].plain += plaintext
+        child?._withUnsafeGuaranteedRef { $0.stage.skip(plaintext, direction: direction, time: sides[d].time) }
     }
 
     /// Record bytes beyond the plaintext that every record of the suite has (padding aside).
@@ -375,14 +380,8 @@ public final class TLSDecryptor {
     }
 
     private func lostAfterFailure(header: (UInt8, UInt8, UInt8, UInt8, UInt8), recordBytes: Int, direction: Direction) {
-        let d = direction.rawValue
-        sides[d].accounting.undecryptedBytes += recordBytes
-        let isApplication = isTLS13 ? sides[d].handshakeDone : header.0 == 23
-        guard isApplication, verifiedRecords > 0 else { return }
-        let plaintext = max(0, recordBytes - TLSRecordHeader.byteCount - fixedOverhead)
-        ensureChild()
-        sides[d].plain += plaintext
-        child?._withUnsafeGuaranteedRef { $0.stage.skip(plaintext, direction: direction, time: sides[d].time) }
+        sides[direction.rawValue].accounting.undecryptedBytes += recordBytes
+        skipPlaintext(of: header, direction: direction)
     }
 
     /// 0-RTT records that come before the ServerHello: the suite is the resumed session's, which only the
@@ -391,26 +390,24 @@ public final class TLSDecryptor {
         header: (UInt8, UInt8, UInt8, UInt8, UInt8), fragment: UnsafeRawBufferPointer, direction: Direction
     ) -> Bool {
         let d = direction.rawValue
-        if sides[d].decryptor == nil {
-            guard let hello = clientHello, let early = context.keyLog.secrets(clientRandom: hello.random)?.clientEarlyTrafficSecret
-            else { return false }
-            let candidates: [UInt16] = early.count == 48 ? [0x1302] : [0x1301, 0x1303]
-            for code in candidates {
-                guard let p = TLSCipherParameters(suite: TLSCipherSuite(rawValue: code), version: .tls13) else { continue }
-                var trial = TLS13KeySchedule.decryptor(parameters: p, trafficSecret: early)
-                scratch.removeAll(keepingCapacity: true)
-                if let inner = try? trial.open(header: header, fragment: fragment, appendingTo: &scratch) {
-                    isTLS13 = true
-                    parameters = p
-                    sides[d].decryptor = trial
-                    sides[d].inEarlyData = true
-                    sides[d].encrypted = true
-                    verifiedRecords += 1
-                    handle(inner: inner, recordBytes: TLSRecordHeader.byteCount + fragment.count, direction: direction)
-                    return true
-                }
+        guard sides[d].decryptor == nil, let hello = clientHello,
+            let early = context.keyLog.secrets(clientRandom: hello.random)?.clientEarlyTrafficSecret
+        else { return false }
+        let candidates: [UInt16] = early.count == 48 ? [0x1302] : [0x1301, 0x1303]
+        for code in candidates {
+            guard let p = TLSCipherParameters(suite: TLSCipherSuite(rawValue: code), version: .tls13) else { continue }
+            var trial = TLS13KeySchedule.decryptor(parameters: p, trafficSecret: early)
+            scratch.removeAll(keepingCapacity: true)
+            if let inner = try? trial.open(header: header, fragment: fragment, appendingTo: &scratch) {
+                isTLS13 = true
+                parameters = p
+                sides[d].decryptor = trial
+                sides[d].inEarlyData = true
+                sides[d].encrypted = true
+                verifiedRecords += 1
+                handle(inner: inner, recordBytes: TLSRecordHeader.byteCount + fragment.count, direction: direction)
+                return true
             }
-            return false
         }
         return false
     }

@@ -65,7 +65,8 @@ package enum SpooledRecord {
         bytes.spool(r.decrypted ? 1 : 0)
         bytes.spool(Int(r.lastByteTime.nanoseconds))
         bytes.spool(r.wait.map { Int($0.nanoseconds) })
-        for span in [r.connect, r.tlsHandshake] {
+        // One at a time, not through an array of the two: that allocated for every spooled record.
+        func spool(_ span: MessageRecord.TimeSpan?) {
             if let span {
                 bytes.spool(1)
                 bytes.spool(Int(span.start.nanoseconds))
@@ -74,6 +75,8 @@ package enum SpooledRecord {
                 bytes.spool(0)
             }
         }
+        spool(r.connect)
+        spool(r.tlsHandshake)
         bytes.spool(bytes: r.head)
         bytes.spool(bytes: r.body)
         bytes.spool(r.contentType)

@@ -136,6 +136,7 @@ public struct CheckOutcome: Sendable {
     public var verdict: String {
         let endpointsText = plural(endpoints.count, "endpoint")
         if emptyFailureCount > 0, let reason = nothingCompared, failureCount == 1 { return "FAILED: \(reason)" }
+        if passed, let reason = nothingCompared { return "PASSED (--allow-empty): \(reason)" }
         guard !passed else { return "PASSED: \(endpointsText) within budget" }
         return "FAILED: \(failureCount) failure\(failureCount == 1 ? "" : "s") (\(failureBreakdown)) in \(endpointsText)"
     }

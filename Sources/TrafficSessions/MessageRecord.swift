@@ -60,8 +60,11 @@ public struct MessageRecord: Sendable {
     public var server: String
     public var method: String?
     public var status: Int?
-    /// `HTTP/1.1`, `HTTP/1.0`, or `HTTP/0.9`.
+    /// `HTTP/1.1`, `HTTP/1.0`, `HTTP/0.9` or `HTTP/2`.
     public var version: String?
+    /// HTTP/2: the stream that carried the message (also on the two HTTP/1.1 records of an h2c upgrade, which
+    /// open stream 1); nil for HTTP/1.
+    public var streamID: Int?
     public var host: String
     public var path: String
     public var query: String?
@@ -70,6 +73,12 @@ public struct MessageRecord: Sendable {
     public var lineBytes: Int = 0
     public var headerBytes: Int = 0
     public var cookieBytes: Int = 0
+    /// HTTP/2: Σ(len(name) + len(value)) over every field of the header block after HPACK decoding, pseudo-header
+    /// fields included (octets after Huffman decoding); nil for HTTP/1, and when HPACK state was lost to a gap.
+    public var headerDecodedBytes: Int?
+    /// HTTP/2: Σ(len(name) + len(value)) of the `cookie` (request) or `set-cookie` (response) fields after
+    /// decoding; nil as `headerDecodedBytes`. (`cookieBytes` is their representations as sent.)
+    public var cookieDecodedBytes: Int?
     public var bodyBytes: Int = 0
     public var encodedBodyBytes: Int = 0
     /// nil when content decoding failed or was capped: never a guess.
@@ -112,10 +121,14 @@ public struct MessageRecord: Sendable {
     /// A decrypted connection's TLS handshake, change_cipher_spec and alert records, on its first exchange by
     /// direction (with `--overhead handshake`, like the TCP handshake).
     public var tlsHandshakeBytes = 0
+    /// HTTP/2 frames that carry no message (SETTINGS, PING, WINDOW_UPDATE, PRIORITY, RST_STREAM, GOAWAY,
+    /// PUSH_PROMISE, unknown types) and the client preface, with `--overhead`: a stream's on that stream's
+    /// record of the sending side, the connection's (stream 0, the preface) on its first exchange.
+    public var h2ControlBytes = 0
     /// Everything this message cost on the wire with the overhead chosen.
     public var wireBytes: Int {
         transferBytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
-            &+ tlsOverheadBytes &+ tlsHandshakeBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes
     }
 
     /// Offset of the message's first byte in its direction's stream (captured and missing bytes counted).
@@ -188,12 +201,15 @@ public struct MessageRecord: Sendable {
         if method != nil { method = nil }
         status = template.status
         if version != nil { version = nil }
+        streamID = template.streamID
         host = template.host
         path = template.path
         if query != nil { query = nil }
         lineBytes = template.lineBytes
         headerBytes = template.headerBytes
         cookieBytes = template.cookieBytes
+        headerDecodedBytes = template.headerDecodedBytes
+        cookieDecodedBytes = template.cookieDecodedBytes
         bodyBytes = template.bodyBytes
         encodedBodyBytes = template.encodedBodyBytes
         decodedBodyBytes = template.decodedBodyBytes
@@ -206,6 +222,7 @@ public struct MessageRecord: Sendable {
         tunnelBytes = template.tunnelBytes
         tlsOverheadBytes = template.tlsOverheadBytes
         tlsHandshakeBytes = template.tlsHandshakeBytes
+        h2ControlBytes = template.h2ControlBytes
         streamOffset = template.streamOffset
         segmentHeaderBytes = template.segmentHeaderBytes
         decrypted = template.decrypted

@@ -42,6 +42,17 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     case noKey = "no_key"
     case decryptFailed = "decrypt_failed"
     case unsupportedCipher = "unsupported_cipher"
+    // HTTP/2 (issue 22, see HTTP2ConnectionParser).
+    /// The stream was reset (RST_STREAM, either direction) before this record was complete.
+    case reset
+    /// A server-pushed stream: a response without a request, named by its PUSH_PROMISE.
+    case pushed
+    /// The header block could not be decoded (HPACK error, or the table's state lost to a gap or an
+    /// earlier error): decoded sizes are null, the sizes as sent still count.
+    case hpackError = "hpack_error"
+    /// A frame violated HTTP/2 framing (a length beyond the peer's limit, a frame on the wrong stream): the
+    /// connection's framing was given up from there, as a peer would with a connection error.
+    case frameError = "frame_error"
     /// A request body longer than `--har-bodies` keeps: HAR's `postData.text` holds its start only.
     case bodyLimit = "body_limit"
 

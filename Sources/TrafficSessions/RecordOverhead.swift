@@ -7,11 +7,13 @@ package struct RecordOverhead {
     package var packetOverheadBytes = 0
     package var retransmittedBytes = 0
     package var tlsHandshakeBytes = 0
+    package var h2ControlBytes = 0
 
     package init() {}
 
     package var isZero: Bool {
-        tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes | tlsHandshakeBytes == 0
+        tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes | tlsHandshakeBytes
+            | h2ControlBytes == 0
     }
 
     /// Adds these bytes to the record's own fields.
@@ -22,5 +24,6 @@ package struct RecordOverhead {
         record.packetOverheadBytes += packetOverheadBytes
         record.retransmittedBytes += retransmittedBytes
         record.tlsHandshakeBytes += tlsHandshakeBytes
+        record.h2ControlBytes += h2ControlBytes
     }
 }

@@ -121,12 +121,15 @@ struct HTTPUnitTests {
     used.method = "POST"
     used.status = 201
     used.version = "HTTP/1.1"
+    used.streamID = 3
     used.host = "api.example.com.with.a.long.name"
     used.path = "/api/v1/orders/32851/with/a/long/path"
     used.query = "a=1&b=2&c=3&d=4&e=5"
     used.lineBytes = 1
     used.headerBytes = 2
     used.cookieBytes = 3
+    used.headerDecodedBytes = 30
+    used.cookieDecodedBytes = 31
     used.bodyBytes = 4
     used.encodedBodyBytes = 5
     used.decodedBodyBytes = nil
@@ -139,6 +142,7 @@ struct HTTPUnitTests {
     used.tunnelBytes = 11
     used.tlsOverheadBytes = 14
     used.tlsHandshakeBytes = 15
+    used.h2ControlBytes = 16
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
     used.decrypted = true

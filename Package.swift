@@ -23,7 +23,7 @@ let package = Package(
         // The engine as a library, for the benchmarks package in Benchmarks/.
         .library(
             name: "TrafficEngine",
-            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
+            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficTLS",
                       "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
@@ -34,6 +34,9 @@ let package = Package(
         // AES-GCM, ChaChaPoly, HMAC and HKDF (Crypto) and AES-CBC (_CryptoExtras) for TLS record protection:
         // no cipher or hash in this package is hand-written.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Tests only: NIOHPACK's encoder is the independent oracle for our HPACK decoder (which counts
+        // representation bytes and decodes without allocating; see Sources/TrafficHTTP2/HPACK).
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
         .systemLibrary(
@@ -58,6 +61,8 @@ let package = Package(
         // The session layer: protocol detection and the stream-analyzer seam that every protocol stage sits behind.
         .target(name: "TrafficSessions", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
         .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
+        // HTTP/2 (RFC 9113) and HPACK (RFC 7541): frames to request and response records, gRPC message sizes.
+        .target(name: "TrafficHTTP2", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(
             name: "TrafficTLS",
             dependencies: [
@@ -79,8 +84,8 @@ let package = Package(
             name: "TrafficAnalysis",
             dependencies: [
                 "TrafficAggregation",
-                "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficTLS",
-                "TrafficConcurrency",
+                "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2",
+                "TrafficTLS", "TrafficConcurrency",
             ],
             swiftSettings: engineSettings),
         .target(
@@ -116,6 +121,13 @@ let package = Package(
             name: "TrafficHTTPTests",
             dependencies: [
                 "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficTestSupport",
+            ]),
+        .testTarget(
+            name: "TrafficHTTP2Tests",
+            dependencies: [
+                "TrafficHTTP2", "TrafficSessions", "TrafficCodecs", "TrafficTestSupport",
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "TrafficTLSTests",

@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "TrafficSessions", dependencies: ["TrafficReassembly"], swiftSettings: engineSettings),
         .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
         // HTTP/2 (RFC 9113) and HPACK (RFC 7541): frames to request and response records, gRPC message sizes.
-        .target(name: "TrafficHTTP2", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
+        .target(name: "TrafficHTTP2", dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCodecs"], swiftSettings: engineSettings),
         .target(
             name: "TrafficTLS",
             dependencies: [

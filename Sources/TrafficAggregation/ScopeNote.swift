@@ -32,10 +32,6 @@ extension ReportSummary {
             return "\(encrypted) of \(plural(tlsConnections, "TLS connection")) not decrypted: "
                 + reasons.joined(separator: ", ") + http2 + hint + "; \($0) bytes are counted per server in (tls) rows"
         }
-        note("http2", http2Connections, "connections") {
-            "\(plural(http2Connections, "connection")) \(http2Connections == 1 ? "speaks" : "speak") HTTP/2 "
-                + "(h2c, or h2 decrypted): not analysed yet; \($0) bytes are counted as non-HTTP or tunnelled"
-        }
         note("other_tcp", otherProtocolConnections, "connections") {
             "\(plural(otherProtocolConnections, "TCP connection")) \(otherProtocolConnections == 1 ? "carries" : "carry") "
                 + "neither HTTP nor TLS: not analysed; \($0) bytes are counted as non-HTTP"

@@ -2,16 +2,30 @@ import TrafficAggregation
 import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
+import TrafficHTTP2
 import TrafficReassembly
 import TrafficSessions
 
-/// Sits between the session and the HTTP/1 parser of one connection: forwards the streams, joins exchanges,
-/// counts the connection's HTTP summary, and hands records to the session layer's `SessionRecords`, which
-/// attributes the connection's overhead and passes them on to the report.
+/// Sits between the session and the HTTP parser of one connection (HTTP/1, or HTTP/2 directly, after an h2c
+/// upgrade, or inside TLS): forwards the streams, joins exchanges, counts the connection's HTTP summary, and
+/// hands records to the session layer's `SessionRecords`, which attributes the connection's overhead and passes
+/// them on to the report.
 final class HTTPConnectionTap: SessionStage {
+    /// Which parser reads the connection: HTTP/1, HTTP/2 (the session saw its preface), or the first bytes
+    /// decide (below a decrypting TLS stage: ALPN `h2` is encrypted in TLS 1.3, the plaintext is not).
+    enum Start { case http1, http2, detect }
+
     /// Owned by the tap (retained once here, released at `finish` or in `deinit`) and called unretained: a
     /// call through an optional `var` retains and releases the parser around it, an atomic pair per segment.
     private var parser: Unmanaged<HTTPConnectionParser>?
+    /// The HTTP/2 parser, owned and called the same way: the connection's, or the one after an h2c upgrade
+    /// (which the HTTP/1 parser feeds).
+    private var http2: Unmanaged<HTTP2ConnectionParser>?
+    private var http2Direct = false
+    /// Deliveries held while `.detect` waits for a direction's first bytes.
+    private var undecided: [(bytes: [UInt8], direction: Direction, span: WireSpan)]?
+    private var prefixes: ([UInt8], [UInt8]) = ([], [])
+
     private var joiner = HTTPExchangeJoiner()
     private let builder: ReportBuilder
     private let overhead: OverheadOptions
@@ -42,7 +56,7 @@ final class HTTPConnectionTap: SessionStage {
     var tlsHandshake: MessageRecord.TimeSpan?
 
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
-         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false) {
+         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false, start: Start = .http1) {
         self.builder = builder
         self.overhead = overhead
         self.decrypted = decrypted
@@ -50,21 +64,66 @@ final class HTTPConnectionTap: SessionStage {
         self.records = records
         let joins = builder.needsJoinedExchanges
         self.joins = joins
-        // The tap owns the parser, which owns this closure: self outlives every call (no checked unowned
-        // reference per record).
-        let parser = HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
-            [unowned(unsafe) self] record in
-            // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
-            if record.index == 1, self.connect != nil || self.tlsHandshake != nil {
-                var first = record
-                first.connect = self.connect
-                first.tlsHandshake = self.tlsHandshake
-                self.deliver(first)
-            } else {
-                self.deliver(record)
+        self.info = info
+        self.scratch = scratch
+        self.limits = limits
+        switch start {
+        case .http1: useHTTP1()
+        case .http2: useHTTP2()
+        case .detect: undecided = []
+        }
+    }
+
+    private let info: TCPConnectionInfo
+    private let scratch: DecodingScratch
+    private let limits: HTTPLimits
+
+    // The tap owns the parsers, which own these closures: self outlives every call (no checked unowned
+    // reference per record).
+    private func makeHTTP1() -> HTTPConnectionParser {
+        HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
+            [unowned(unsafe) self] record in self.arrived(record)
+        }
+    }
+
+    private func makeHTTP2(_ upgraded: Int?) -> HTTP2ConnectionParser {
+        let parser = HTTP2ConnectionParser(
+            info: info, scratch: scratch, limits: HTTP2Limits(http: limits), decrypted: decrypted,
+            upgradedExchange: upgraded
+        ) { [unowned(unsafe) self] record in self.arrived(record) }
+        if !overhead.isEmpty {
+            parser.controlCharge = { [unowned(unsafe) records] index, direction, bytes in
+                records.chargeControl(bytes, index: index, direction: direction)
             }
         }
+        return parser
+    }
+
+    private func useHTTP1() {
+        let parser = makeHTTP1()
+        parser.upgradeToHTTP2 = { [unowned(unsafe) self] exchange in
+            let child = self.makeHTTP2(exchange)
+            self.http2 = Unmanaged.passRetained(child)
+            return child
+        }
         self.parser = Unmanaged.passRetained(parser)
+    }
+
+    private func useHTTP2() {
+        http2 = Unmanaged.passRetained(makeHTTP2(nil))
+        http2Direct = true
+    }
+
+    private func arrived(_ record: MessageRecord) {
+        // Only the first exchange's records carry the handshake (a copy of one or two records a connection).
+        if record.index == 1, connect != nil || tlsHandshake != nil {
+            var first = record
+            first.connect = connect
+            first.tlsHandshake = tlsHandshake
+            deliver(first)
+        } else {
+            deliver(record)
+        }
     }
 
     private func deliver(_ record: MessageRecord) {
@@ -82,19 +141,74 @@ final class HTTPConnectionTap: SessionStage {
         connect = MessageRecord.TimeSpan(start: syn, end: ack)
     }
 
-    deinit { parser?.release() }
+    deinit {
+        parser?.release()
+        http2?.release()
+    }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
-        parser?._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
+        if let parser {
+            parser._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
+        } else if http2Direct, let http2 {
+            http2._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
+        } else if undecided != nil {
+            detect(bytes, direction: direction, span: span)
+        }
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
-        parser?._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
+        if undecided != nil {
+            // A gap before the protocol is known: HTTP/1, which resynchronises on start lines (as the session does).
+            decide(http2: false)
+        }
+        if let parser {
+            parser._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
+        } else if http2Direct, let http2 {
+            http2._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
+        }
+    }
+
+    /// `.detect`: the first `TCPSession.prefixBytes` of either direction choose the parser; until then the
+    /// deliveries are held (a few bytes: a plaintext record usually brings a whole preface or request line).
+    private func detect(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+        undecided?.append((Array(bytes), direction, span))
+        let need = TCPSession.prefixBytes
+        if direction == .clientToServer {
+            prefixes.0 += bytes.prefix(need - min(need, prefixes.0.count))
+        } else {
+            prefixes.1 += bytes.prefix(need - min(need, prefixes.1.count))
+        }
+        let prefix = direction == .clientToServer ? prefixes.0 : prefixes.1
+        guard prefix.count >= need else { return }
+        decide(http2: prefix.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, direction) })
+    }
+
+    private func decide(http2 speaksHTTP2: Bool) {
+        guard let held = undecided else { return }
+        undecided = nil
+        prefixes = ([], [])
+        if speaksHTTP2 { useHTTP2() } else { useHTTP1() }
+        for (bytes, direction, span) in held {
+            bytes.withUnsafeBytes { receive($0, direction: direction, span: span) }
+        }
     }
 
     func packet(_ event: TCPPacketEvent) { records.note(event) }
 
     func finish(time: CaptureTime) {
+        if let held = undecided, !held.isEmpty {
+            // Too few bytes to decide: what there is, client side first.
+            let client = prefixes.0, server = prefixes.1
+            decide(http2: !client.isEmpty
+                ? client.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, .clientToServer) }
+                : server.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, .serverToClient) })
+        } else if undecided != nil {
+            decide(http2: false)
+        }
+        if http2Direct {
+            finishHTTP2(time: time)
+            return
+        }
         guard let owned = self.parser else { return }
         // The parser's last use: this local reference now owns it, and frees it when finish returns
         // (a connection's entry can linger in the reassembler for late packets).
@@ -112,16 +226,55 @@ final class HTTPConnectionTap: SessionStage {
         if !decrypted { builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes }
         framingLeft = [parser.unattributedFramingBytes(for: .clientToServer),
                        parser.unattributedFramingBytes(for: .serverToClient)]
+        var leftover = [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + tlsBelow.segmentHeaderBytes[0],
+                        parser.unattributedSegmentHeaderBytes(for: .serverToClient) + tlsBelow.segmentHeaderBytes[1]]
         if parser.isHTTP { builder.summary.httpConnections += 1 }
-        if parser.speaksHTTP2 {
-            builder.summary.http2Connections += 1
+        if let http2 {
+            // After an h2c upgrade: the HTTP/1 parser finished its child.
+            self.http2 = nil
+            countHTTP2(http2.takeRetainedValue(), leftover: &leftover)
+        } else if parser.speaksHTTP2 {
+            // The preface without a parser for it (an upgrade this version did not follow): scope note.
+            builder.summary.otherProtocolConnections += 1
         } else if !parser.isHTTP, counts[0].nonHTTPBytes + counts[1].nonHTTPBytes > 0 {
             builder.summary.otherProtocolConnections += 1
         }
-        records.streamsEnded(
-            tunnelBytes: [counts[0].tunnelBytes, counts[1].tunnelBytes],
-            leftoverHeaders: [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + tlsBelow.segmentHeaderBytes[0],
-                              parser.unattributedSegmentHeaderBytes(for: .serverToClient) + tlsBelow.segmentHeaderBytes[1]])
+        records.streamsEnded(tunnelBytes: [counts[0].tunnelBytes, counts[1].tunnelBytes], leftoverHeaders: leftover)
+    }
+
+    /// Bytes of each direction that an HTTP/2 parser put in no record: control frames (unless `--overhead`
+    /// attributes them) and non-HTTP bytes.
+    private var http2Unanalysed = [0, 0]
+
+    private func countHTTP2(_ parser: HTTP2ConnectionParser, leftover: inout [Int]) {
+        builder.summary.http2Connections += 1
+        builder.summary.http2Streams += parser.streamCount
+        for direction in Direction.allCases {
+            let d = direction.rawValue
+            let c = parser.counts(for: direction)
+            builder.summary.h2ControlBytes += c.controlBytes
+            builder.summary.nonHTTPBytes += c.nonHTTPBytes
+            if !decrypted { builder.summary.missingBytes += c.missingBytes }
+            http2Unanalysed[d] = c.nonHTTPBytes + (overhead.isEmpty ? c.controlBytes : 0)
+            framingLeft[d] += parser.unattributedFramingBytes(for: direction)
+            leftover[d] += parser.unattributedSegmentHeaderBytes(for: direction)
+        }
+    }
+
+    private func finishHTTP2(time: CaptureTime) {
+        guard let owned = http2 else { return }
+        http2 = nil
+        let parser = owned.takeRetainedValue()
+        parser.finish(time: time)
+        var batch: [MessageRecord] = []
+        joiner.flush { batch.append($0) }
+        records.take(batch)
+        counts = [HTTPByteCounts(), HTTPByteCounts()]
+        framingLeft = [0, 0]
+        var leftover = tlsBelow.segmentHeaderBytes
+        if parser.streamCount > 0 { builder.summary.httpConnections += 1 }
+        countHTTP2(parser, leftover: &leftover)
+        records.streamsEnded(tunnelBytes: [0, 0], leftoverHeaders: leftover)
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
@@ -134,7 +287,7 @@ final class HTTPConnectionTap: SessionStage {
         for direction in Direction.allCases {
             let d = direction.rawValue
             // Captured payload in no record or tunnel (non-HTTP stretches), and overhead the user did not choose.
-            var unanalysed = counts[d].nonHTTPBytes
+            var unanalysed = counts[d].nonHTTPBytes + http2Unanalysed[d]
             if decrypted {
                 unanalysed += framingLeft[d] + tlsBelow.undecryptedBytes[d]
                 if !overhead.contains(.handshake) { unanalysed += tlsBelow.controlBytes[d] }

@@ -35,7 +35,7 @@ final class TLSConnectionTap: SessionStage {
             let decryptor = TLSDecryptor(context: decryption) {
                 let tap = HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: overhead, limits: limits,
-                    decrypted: true)
+                    decrypted: true, start: .detect)
                 tap.connect = child.connect
                 child.http = tap
                 return tap

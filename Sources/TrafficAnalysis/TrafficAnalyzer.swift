@@ -2,6 +2,7 @@ import TrafficAggregation
 import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
+import TrafficHTTP2
 import TrafficReassembly
 import TrafficSessions
 import TrafficTLS
@@ -116,6 +117,11 @@ public enum TrafficAnalyzer {
                 TLSConnectionTap(
                     info: info, capture: capture, builder: builder, overhead: options.overhead, decryption: decryption,
                     scratch: scratch, limits: limits)
+            }),
+            (HTTP2ConnectionParser.detector, { info in
+                HTTPConnectionTap(
+                    info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
+                    limits: limits, start: .http2)
             })],
             fallback: { info in
                 HTTPConnectionTap(

@@ -80,6 +80,12 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// A server-side gap may have swallowed whole responses (flag `pairing_uncertain` on later responses).
     private var responsePairingUncertain = false
     private var finished = false
+    /// Makes the stage that reads the connection after a `101 Switching Protocols` to `h2c` (RFC 7540 §3.2),
+    /// given the upgrading exchange's index; without it (or when it returns nil) the bytes after the switch
+    /// are tunnel bytes, as for any other upgrade.
+    public var upgradeToHTTP2: ((_ exchange: Int) -> (any StreamAnalyzer)?)?
+    /// The stage reading HTTP/2 after an h2c upgrade: both directions' bytes after the switch go to it.
+    private var upgraded: (any StreamAnalyzer)?
     /// The request waiting when the server's first bytes arrived: if those bytes are a partial response
     /// (the server direction starts mid-message), that is the request it answers; nil: one before the capture.
     private var firstServerBytesAnswer: HTTPExchange?
@@ -187,6 +193,15 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             framed = target
         }
         while true {
+            if let upgraded, parser.state == .tunnel {
+                // After an h2c upgrade: the rest is the HTTP/2 stage's, with the overhead not shared out yet.
+                if offset < bytes.count {
+                    upgraded.receive(
+                        UnsafeRawBufferPointer(rebasing: bytes[offset...]), direction: direction,
+                        span: WireSpan(time: segment.time, overheadBytes: overhead - allocated, framingBytes: framing - framed))
+                }
+                return
+            }
             if direction == .serverToClient, offset < bytes.count, parser.isAtMessageBoundary,
                 case .exchange(let exchange)? = pending.first, exchange.isHTTP09
             {
@@ -220,6 +235,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
 
     public func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
         guard !finished, byteCount > 0 else { return }
+        if let upgraded, parser(direction).state == .tunnel {
+            upgraded.skip(byteCount, direction: direction, time: time)
+            return
+        }
         let outcome = parser(direction).skip(byteCount)
         if let record = outcome.record { ended(record, needsIdentity: outcome.needsIdentity, direction) }
         // Whole requests may be inside the gap: responses can no longer be matched past this point.
@@ -239,6 +258,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             ended(record, needsIdentity: needsIdentity, .serverToClient)
         }
         for case .exchange(let exchange) in pending.drain() { releaseHeldRequest(exchange) }
+        upgraded?.finish(time: time)
     }
 
     // MARK: Messages
@@ -254,6 +274,15 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             return
         }
         let status = responses.record.status ?? 200
+        // An accepted h2c upgrade makes the exchange stream 1 (RFC 7540 §3.2): known before pairing releases
+        // the held request record.
+        if status == 101, !pairingLost, upgraded == nil, case .exchange(let waiting)? = pending.first,
+            waiting.offersH2C, let stage = upgradeToHTTP2?(waiting.index)
+        {
+            waiting.upgradedToHTTP2 = true
+            upgraded = stage
+            responses.record.streamID = 1
+        }
         let exchange = pairResponse(final: status >= 200 || status == 101)
         let method = exchange?.method ?? "GET"
         let framing = HTTPBodyFraming.forResponse(
@@ -357,6 +386,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             query: target.query, isHTTP09: requests.record.version == HTTPStartLine.http09,
             wantsSwitch: requests.record.method == "CONNECT" || requests.fields.upgrade != nil)
         nextIndex += 1
+        if let upgrade = requests.fields.upgrade, HTTPConnectionParser.offersH2C(upgrade) { exchange.offersH2C = true }
         requests.record.index = exchange.index
         // The record takes the target's strings by swapping (the exchange holds copies): no second retain.
         swap(&requests.record.host, &target.host)
@@ -416,6 +446,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         heldRecords.releaseOldest { held in
             assert(held.index == exchange.index, "held requests are released in order")
             held.paired = exchange.paired
+            if exchange.upgradedToHTTP2 { held.streamID = 1 }
             emitRecord(&held)
         }
     }
@@ -424,5 +455,12 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     private func emitRecord(_ record: inout MessageRecord) {
         parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += record.transferBytes
         emit(record)
+    }
+
+    /// `Upgrade: h2c` or a list holding it (`Upgrade: websocket, h2c`), any case.
+    static func offersH2C(_ field: String) -> Bool {
+        field.split(separator: ",").contains { token in
+            token.filter { $0 != " " && $0 != "\t" }.lowercased() == "h2c"
+        }
     }
 }

@@ -12,6 +12,10 @@ final class HTTPExchange {
     let isHTTP09: Bool
     /// The request asked to switch protocols (an `Upgrade` field, or CONNECT).
     let wantsSwitch: Bool
+    /// Its `Upgrade` field offers `h2c` (RFC 7540 §3.2): a 101 makes it stream 1 of an HTTP/2 connection.
+    var offersH2C = false
+    /// The 101 switched to HTTP/2: both records of the exchange are stream 1's.
+    var upgradedToHTTP2 = false
     /// A response (interim or final) started for this request.
     var paired = false
     /// No response can be matched any more (pairing was abandoned): emit the request as soon as it completes.

@@ -1,8 +1,14 @@
 /// Host, path and query of a request, from its target (RFC 9112 §3.2) and `Host` field.
-struct HTTPTarget: Equatable {
-    var host: String
-    var path: String
-    var query: String?
+package struct HTTPTarget: Equatable {
+    package var host: String
+    package var path: String
+    package var query: String?
+
+    package init(host: String, path: String, query: String?) {
+        self.host = host
+        self.path = path
+        self.query = query
+    }
 
     /// - An absolute-form target (`http://h:8080/p?q`) wins over `Host` (RFC 9112 §3.2.2).
     /// - CONNECT's authority-form target is both host and path (tshark's `http.request.uri` shows it so);
@@ -10,7 +16,7 @@ struct HTTPTarget: Equatable {
     /// - `OPTIONS *` has path `*`.
     /// - Without either, the host is `defaultHost` (the server address).
     /// Hosts are lower-cased and lose the scheme's default port (80, or 443 for https).
-    static func resolve(method: String?, target: String?, hostField: String?, defaultHost: String) -> HTTPTarget {
+    package static func resolve(method: String?, target: String?, hostField: String?, defaultHost: String) -> HTTPTarget {
         var host: String? = nil
         if let h = hostField, !h.isEmpty { host = normalizedHost(h, defaultPort: "80") }
         guard let target else { return HTTPTarget(host: host ?? defaultHost, path: "/", query: nil) }
@@ -95,7 +101,7 @@ struct HTTPTarget: Equatable {
     }
 
     /// Lower-cases and drops an empty or default port (`Example.COM:80` → `example.com`, `[::1]:80` → `[::1]`).
-    static func normalizedHost(_ raw: String, defaultPort: String) -> String {
+    package static func normalizedHost(_ raw: String, defaultPort: String) -> String {
         // The common case, a lower-case name without a port, needs no work.
         let plain = raw.utf8.withContiguousStorageIfAvailable { bytes in
             !bytes.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5a) || $0 >= 0x80 }

@@ -21,6 +21,8 @@ package struct OverheadLedger {
     }
 
     private var spans: [[Span]] = [[], []]
+    /// The furthest end of any span, per direction.
+    private var ends = [0, 0]
     /// Bytes waiting for the next message of a stream direction: [stream direction][ack, retransmission].
     private var waiting: [[Int]] = [[0, 0], [0, 0]]
     package private(set) var charges: [Entry: (ack: Int, retransmitted: Int)] = [:]
@@ -30,7 +32,16 @@ package struct OverheadLedger {
     package mutating func emitted(_ record: MessageRecord) {
         let direction: Direction = record.kind == .request ? .clientToServer : .serverToClient
         let end = record.streamOffset + record.transferBytes + record.missingBytes
-        spans[direction.rawValue].append(Span(start: record.streamOffset, end: end, index: record.index))
+        let span = Span(start: record.streamOffset, end: end, index: record.index)
+        // HTTP/2 interleaves messages and emits them as they end, not as they start: kept in order of start
+        // (almost always at the end), a position then belongs to the last message begun before it.
+        if let last = spans[direction.rawValue].last, span.start < last.start {
+            let at = spans[direction.rawValue].lastIndex { $0.start <= span.start }.map { $0 + 1 } ?? 0
+            spans[direction.rawValue].insert(span, at: at)
+        } else {
+            spans[direction.rawValue].append(span)
+        }
+        ends[direction.rawValue] = max(ends[direction.rawValue], end)
         let pending = waiting[direction.rawValue]
         if pending[0] > 0 { charge(Entry(index: record.index, direction: direction.opposite), ack: pending[0]) }
         if pending[1] > 0 { charge(Entry(index: record.index, direction: direction), retransmitted: pending[1]) }
@@ -75,7 +86,7 @@ package struct OverheadLedger {
     /// after the last one to the message in progress (nil).
     private func span(containing position: Int, in direction: Direction) -> Span? {
         let list = spans[direction.rawValue]
-        guard let last = list.last, position < last.end else { return nil }
+        guard !list.isEmpty, position < ends[direction.rawValue] else { return nil }
         var low = 0, high = list.count - 1
         while low < high {
             let mid = (low + high + 1) / 2

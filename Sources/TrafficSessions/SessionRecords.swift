@@ -30,6 +30,10 @@ package final class SessionRecords {
     /// Per direction: bytes after a protocol switch, and segment headers in no record; known when the streams end.
     private var tunnelBytes = [0, 0]
     private var leftoverHeaders = [0, 0]
+    /// HTTP/2 control bytes (`--overhead`): per exchange index and sending direction; nil index for the
+    /// connection's own (stream 0, the preface), which go to the first exchange like the TCP handshake.
+    private var controlCharges: [OverheadLedger.Entry: Int] = [:]
+    private var connectionControl = [0, 0]
     /// Records taken so far.
     package private(set) var count = 0
     /// Per direction: a decrypted connection's TLS handshake, change_cipher_spec and alert records, which go
@@ -76,6 +80,17 @@ package final class SessionRecords {
 
     /// A record as the analyzer made it, in stream order, before any joining: its stream span, for the ledger.
     package func emitted(_ record: MessageRecord) { ledger?.emitted(record) }
+
+    /// Control bytes (HTTP/2 frames that carry no message) sent by `direction`, about exchange `index` or, when
+    /// nil, the connection; attributed with the rest of the overhead.
+    package func chargeControl(_ bytes: Int, index: Int?, direction: Direction) {
+        guard !overhead.isEmpty, bytes > 0 else { return }
+        if let index {
+            controlCharges[OverheadLedger.Entry(index: index, direction: direction), default: 0] &+= bytes
+        } else {
+            connectionControl[direction.rawValue] &+= bytes
+        }
+    }
 
     /// A pure ACK or a retransmission of the connection.
     package func note(_ event: TCPPacketEvent) {
@@ -161,6 +176,22 @@ package final class SessionRecords {
             }
             lost += ledger?.unsettledBytes ?? 0
         }
+        for (entry, bytes) in controlCharges {
+            if let target = slot(entry.index, entry.direction) {
+                credit(target) { $0.h2ControlBytes &+= bytes }
+            } else {
+                lost &+= bytes
+            }
+        }
+        for direction in Direction.allCases where connectionControl[direction.rawValue] > 0 {
+            if let target = slot(first, direction) {
+                credit(target) { $0.h2ControlBytes &+= connectionControl[direction.rawValue] }
+            } else {
+                lost &+= connectionControl[direction.rawValue]
+            }
+        }
+        controlCharges = [:]
+        connectionControl = [0, 0]
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {

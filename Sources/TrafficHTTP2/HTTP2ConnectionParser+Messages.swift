@@ -1,0 +1,469 @@
+import TrafficCapture
+import TrafficCodecs
+import TrafficHTTP
+import TrafficReassembly
+import TrafficSessions
+
+/// What a decoded header block says, for the record it opens.
+struct HTTP2HeaderSummary {
+    var method: String?
+    var path: String?
+    var authority: String?
+    var host: String?
+    var scheme: String?
+    var status: Int?
+    var contentType: String?
+    var contentEncoding: String?
+    var grpcEncoding: String?
+    /// Σ(len(name) + len(value)); nil once a field's name or value is unknown.
+    var decodedBytes: Int? = 0
+    var cookieBytes = 0
+    var cookieDecodedBytes: Int? = 0
+    /// The block could not be decoded (or only blindly): `hpack_error`.
+    var failed = false
+    /// Regular fields as `name: value\n` lines, when HAR keeps heads.
+    var lines: [UInt8] = []
+    var linesCut = false
+
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    static func equals(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        let l = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        return bytes.elementsEqual(l)
+    }
+
+    mutating func add(_ field: HPACKField, request: Bool, keep: Int) {
+        guard let name = field.name, let value = field.value else {
+            decodedBytes = nil
+            failed = true
+            if field.name == nil { return }
+            // A known name with an unknown value: still a cookie's representation.
+            if let name = field.name, Self.isCookie(name, request: request) {
+                cookieBytes &+= field.representationBytes
+                cookieDecodedBytes = nil
+            }
+            return
+        }
+        decodedBytes = decodedBytes.map { $0 &+ name.count &+ value.count }
+        if name.first == UInt8(ascii: ":") {
+            switch name.count {
+            case 5 where Self.equals(name, ":path"): path = Self.text(value)
+            case 7 where Self.equals(name, ":method"): method = Self.text(value)
+            case 7 where Self.equals(name, ":status"): status = Int(Self.text(value))
+            case 7 where Self.equals(name, ":scheme"): scheme = Self.text(value)
+            case 10 where Self.equals(name, ":authority"): authority = Self.text(value)
+            default: break
+            }
+            return
+        }
+        switch name.count {
+        case 4 where Self.equals(name, "host"): host = Self.text(value)
+        case 12 where Self.equals(name, "content-type"): contentType = Self.text(value)
+        case 13 where Self.equals(name, "grpc-encoding"): grpcEncoding = Self.text(value)
+        case 16 where Self.equals(name, "content-encoding"): contentEncoding = Self.text(value)
+        default: break
+        }
+        if Self.isCookie(name, request: request) {
+            cookieBytes &+= field.representationBytes
+            cookieDecodedBytes = cookieDecodedBytes.map { $0 &+ name.count &+ value.count }
+        }
+        if keep > 0 {
+            let size = name.count + 2 + value.count + 1
+            if lines.count + size > keep {
+                linesCut = true
+            } else {
+                lines.append(contentsOf: name)
+                lines.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                lines.append(contentsOf: value)
+                lines.append(UInt8(ascii: "\n"))
+            }
+        }
+    }
+
+    private static func isCookie(_ name: UnsafeRawBufferPointer, request: Bool) -> Bool {
+        request ? equals(name, "cookie") : equals(name, "set-cookie")
+    }
+}
+
+extension HTTP2ConnectionParser {
+    /// END_HEADERS: the block is decoded and opens (or ends) a message.
+    func endBlock(_ side: HTTP2Side) {
+        guard let id = side.blockStream else { return }
+        let isClient = side === client
+        var summary = HTTP2HeaderSummary()
+        let keep = limits.http.maxKeptHeadBytes
+        if side.blockTooLarge || side.blockLost {
+            side.hpack.loseState()
+            summary.failed = true
+            summary.decodedBytes = nil
+            summary.cookieDecodedBytes = nil
+        } else {
+            let wasBlind = side.hpack.isBlind
+            var failed = false
+            side.block.withUnsafeBytes { block in
+                do {
+                    try side.hpack.decode(block: block) { field in summary.add(field, request: isClient, keep: keep) }
+                } catch {
+                    failed = true
+                }
+            }
+            if failed {
+                summary.failed = true
+                summary.decodedBytes = nil
+                summary.cookieDecodedBytes = nil
+            }
+            if wasBlind { summary.failed = true }
+        }
+        let frameBytes = side.blockFrameBytes
+        let push = side.blockIsPush
+        let endStream = side.blockEndStream
+        side.blockParent = push ? (streams[id]?.index ?? recentIndexes[id]) : nil
+        side.blockStream = nil
+        side.blockIsPush = false
+        if push {
+            if let promised = side.blockPromised { openPushed(promised, summary: summary, side: side) }
+            return
+        }
+        let headerShare = side.blockHeaderShare, framingShare = side.blockFramingShare
+        let tooLarge = side.blockTooLarge
+        func settle(_ record: inout MessageRecord) {
+            record.segmentHeaderBytes &+= headerShare
+            record.tlsOverheadBytes &+= framingShare
+            record.missingBytes &+= side.blockMissing
+            if side.blockMissing > 0 || side.blockLost { record.flag(.gap) }
+            if tooLarge { record.flag(.headerLimit) }
+        }
+        if isClient {
+            if let stream = streams[id], let request = stream.request, request.headersDone {
+                // Trailers (§8.1): their frames are body bytes.
+                stream.request!.record.bodyBytes &+= frameBytes
+                settle(&stream.request!.record)
+                if endStream { endMessage(stream, side) }
+                return
+            }
+            let stream = streams[id] ?? newStream(id, pushed: false)
+            var record = template
+            record.kind = .request
+            record.index = stream.index
+            fill(&record, summary, frameBytes: frameBytes, side: side, request: true, stream: id)
+            let target = resolve(summary)
+            record.method = summary.method
+            record.host = target.host
+            record.path = target.path
+            record.query = target.query
+            settle(&record)
+            var message = HTTP2Message(record: record)
+            message.headersDone = true
+            message.decoding = decoding(summary, &message.record)
+            stream.request = message
+            if endStream { endMessage(stream, side) }
+            return
+        }
+        let stream = streams[id] ?? orphan(id)
+        if let response = stream.response, response.headersDone, !response.ended {
+            stream.response!.record.bodyBytes &+= frameBytes
+            settle(&stream.response!.record)
+            if endStream { endMessage(stream, side) }
+            return
+        }
+        var record = responseTemplate(stream)
+        fill(&record, summary, frameBytes: frameBytes, side: side, request: false, stream: id)
+        record.status = summary.status
+        settle(&record)
+        answered(stream)
+        if let status = summary.status, (100..<200).contains(status), !endStream {
+            // An interim response is a record of its own, complete when its block ends.
+            record.lastByteTime = side.time
+            record.wait = wait(stream, record.time)
+            emit(record)
+            return
+        }
+        var message = HTTP2Message(record: record)
+        message.headersDone = true
+        message.decoding = decoding(summary, &message.record)
+        stream.response = message
+        if endStream { endMessage(stream, side) }
+    }
+
+    /// A header block that will never be read whole (a gap inside it, the capture's end): its bytes still
+    /// make a record, with what is known.
+    func endBlockLost(_ side: HTTP2Side, truncated: Bool = false) {
+        side.blockLost = true
+        let id = side.blockStream
+        endBlock(side)
+        guard let id, let stream = streams[id] else { return }
+        if truncated {
+            if side === client { stream.request?.record.flag(.truncated) } else { stream.response?.record.flag(.truncated) }
+        }
+    }
+
+    private func fill(
+        _ record: inout MessageRecord, _ summary: HTTP2HeaderSummary, frameBytes: Int, side: HTTP2Side, request: Bool,
+        stream id: UInt32
+    ) {
+        record.version = "HTTP/2"
+        record.streamID = Int(id)
+        record.time = side.blockTime
+        record.lastByteTime = side.time
+        record.streamOffset = side.blockOffset
+        record.headerBytes = frameBytes
+        record.headerDecodedBytes = summary.decodedBytes
+        record.cookieBytes = summary.cookieBytes
+        record.cookieDecodedBytes = summary.cookieDecodedBytes
+        record.contentType = summary.contentType
+        record.contentEncoding = summary.contentEncoding
+        if summary.failed { record.flag(.hpackError) }
+        if limits.http.maxKeptHeadBytes > 0 {
+            var head: [UInt8]
+            if request {
+                let query = summary.path ?? ""
+                head = Array("\(summary.method ?? "") \(query) HTTP/2\n".utf8)
+            } else {
+                head = Array("HTTP/2 \(summary.status.map(String.init) ?? "")\n".utf8)
+            }
+            head.append(contentsOf: summary.lines)
+            record.head = head
+            if summary.linesCut { record.flag(.headerLimit) }
+        }
+    }
+
+    private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget {
+        // §8.3.1: `:authority` names the host; `host` stands in when a client sent none (h2c translations).
+        let authority = summary.authority.flatMap { $0.isEmpty ? nil : $0 } ?? summary.host
+        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: summary.scheme == "https" ? "443" : "80") }
+        if summary.method == "CONNECT", summary.path == nil, let authority {
+            return HTTPTarget(host: host ?? defaultHost, path: authority, query: nil)
+        }
+        return HTTPTarget.resolve(
+            method: summary.method, target: summary.path, hostField: nil, defaultHost: host ?? defaultHost)
+    }
+
+    private func decoding(_ summary: HTTP2HeaderSummary, _ record: inout MessageRecord) -> HTTP2BodyDecoding {
+        if let type = summary.contentType, type.utf8.starts(with: "application/grpc".utf8) {
+            return .grpc(GRPCMessageCounter(encoding: summary.grpcEncoding, scratch: scratch, limits: limits.http.decoding))
+        }
+        guard let list = summary.contentEncoding else { return .identity }
+        guard let codings = ContentCoding.parse(contentEncoding: list) else {
+            record.flag(.unknownEncoding)
+            return .unknown
+        }
+        let applied = codings.filter { $0 != .identity }
+        return applied.isEmpty ? .identity : .pending(applied)
+    }
+
+    private func responseTemplate(_ stream: HTTP2Stream) -> MessageRecord {
+        var record = template
+        record.kind = .response
+        record.index = stream.index
+        if let request = stream.request?.record {
+            record.method = request.method
+            record.host = request.host
+            record.path = request.path
+            record.query = request.query
+        } else if let pushed = stream.response?.record, stream.pushed {
+            record.method = pushed.method
+            record.host = pushed.host
+            record.path = pushed.path
+            record.query = pushed.query
+        } else {
+            record.path = "(unknown)"
+        }
+        record.paired = !stream.pushed && stream.request != nil
+        if stream.pushed { record.flag(.pushed) }
+        return record
+    }
+
+    private func wait(_ stream: HTTP2Stream, _ time: CaptureTime) -> CaptureTime? {
+        guard stream.request != nil, !stream.pushed else { return nil }
+        return stream.requestEnd.map { $0.duration(to: time) } ?? .zero
+    }
+
+    /// A response started: the request's `paired` is known, so an ended request is emitted now.
+    private func answered(_ stream: HTTP2Stream) {
+        guard !stream.answered else { return }
+        stream.answered = true
+        if let request = stream.request, request.ended, !request.emitted { emitRequest(stream) }
+    }
+
+    /// `index`: a pushed stream's is its PUSH_PROMISE's stream's (its control bytes and overhead go with that
+    /// exchange; it is printed as null); others get the next client ordinal.
+    func newStream(_ id: UInt32, pushed: Bool, index given: Int? = nil) -> HTTP2Stream {
+        let index: Int
+        if let given {
+            index = given
+        } else {
+            index = nextIndex
+            nextIndex += 1
+        }
+        let stream = HTTP2Stream(id: id, index: index, pushed: pushed)
+        streams[id] = stream
+        streamCount += 1
+        if streams.count > limits.maxOpenStreams, let oldest = streams.keys.min(), oldest != id,
+            let victim = streams[oldest]
+        {
+            close(victim, truncated: true)
+        }
+        return stream
+    }
+
+    /// A stream first seen by its server side (the capture began after its request): a request of unknown
+    /// identity, so the response's path is `(unknown)`.
+    private func orphan(_ id: UInt32) -> HTTP2Stream { newStream(id, pushed: id & 1 == 0) }
+
+    private func openPushed(_ promised: UInt32, summary: HTTP2HeaderSummary, side: HTTP2Side) {
+        guard promised != 0, streams[promised] == nil, let parent = side.blockParent else { return }
+        let stream = newStream(promised, pushed: true, index: parent)
+        // The promised request names the pushed response (§8.4); its record is made by the pushed HEADERS.
+        var record = template
+        record.kind = .response
+        record.index = stream.index
+        let target = resolve(summary)
+        record.method = summary.method
+        record.host = target.host
+        record.path = target.path
+        record.query = target.query
+        var placeholder = HTTP2Message(record: record)
+        placeholder.headersDone = false
+        stream.response = placeholder
+    }
+
+    /// The message for DATA of stream `id` on `side`, made for a stream never opened in the capture.
+    func openMessage(_ id: UInt32, _ side: HTTP2Side) -> HTTP2Stream {
+        let stream = streams[id] ?? (side === client ? newStream(id, pushed: false) : orphan(id))
+        if side === client {
+            if stream.request == nil || stream.request!.ended {
+                if stream.request?.emitted == false { emitRequest(stream) }
+                var record = template
+                record.kind = .request
+                record.index = stream.index
+                record.version = "HTTP/2"
+                record.streamID = Int(id)
+                record.path = "(unknown)"
+                record.time = side.frameTime
+                record.streamOffset = side.frameOffset
+                record.headerDecodedBytes = 0
+                record.cookieDecodedBytes = 0
+                record.flag(.midMessageStart)
+                var message = HTTP2Message(record: record)
+                message.headersDone = true
+                message.decoding = .lost
+                stream.request = message
+            }
+        } else if stream.response == nil || !stream.response!.headersDone || stream.response!.ended {
+            if let response = stream.response, response.ended, !response.emitted { emitResponse(stream) }
+            var record = responseTemplate(stream)
+            record.version = "HTTP/2"
+            record.streamID = Int(id)
+            record.time = side.frameTime
+            record.streamOffset = side.frameOffset
+            record.headerDecodedBytes = 0
+            record.cookieDecodedBytes = 0
+            record.flag(.midMessageStart)
+            var message = HTTP2Message(record: record)
+            message.headersDone = true
+            message.decoding = .lost
+            stream.response = message
+        }
+        return stream
+    }
+
+    /// END_STREAM on `side`: its message is complete.
+    func endMessage(_ stream: HTTP2Stream, _ side: HTTP2Side) {
+        if side === client {
+            guard var message = stream.request, !message.ended else { return }
+            stream.request = nil
+            message.ended = true
+            message.record.lastByteTime = side.time
+            message.finishBody(truncated: false)
+            message.record.complete = !message.record.flags.contains(.gap)
+            stream.requestEnd = side.time
+            stream.request = message
+            if stream.answered || stream.reset { emitRequest(stream) }
+        } else {
+            guard var message = stream.response, !message.ended else { return }
+            stream.response = nil
+            message.ended = true
+            message.record.lastByteTime = side.time
+            message.finishBody(truncated: false)
+            message.record.complete = !message.record.flags.contains(.gap)
+            stream.response = message
+            emitResponse(stream)
+        }
+        forgetIfFinished(stream)
+    }
+
+    private func emitRequest(_ stream: HTTP2Stream) {
+        guard var message = stream.request, !message.emitted else { return }
+        message.emitted = true
+        message.record.paired = stream.answered
+        emit(message.record)
+        message.record = template  // the strings go with the record
+        stream.request = message
+    }
+
+    private func emitResponse(_ stream: HTTP2Stream) {
+        guard var message = stream.response, !message.emitted else { return }
+        message.emitted = true
+        if message.record.wait == nil { message.record.wait = wait(stream, message.record.time) }
+        emit(message.record)
+        message.record = template
+        stream.response = message
+    }
+
+    private func forgetIfFinished(_ stream: HTTP2Stream) {
+        if stream.isFinished, !stream.reset { forget(stream) }
+    }
+
+    /// A finished stream's index is remembered a while: control frames may still name it (a WINDOW_UPDATE or
+    /// RST_STREAM after END_STREAM), and they go to its records.
+    func forget(_ stream: HTTP2Stream) {
+        streams[stream.id] = nil
+        if recentIndexes.count >= 256, let oldest = recentOrder.first {
+            recentOrder.removeFirst()
+            recentIndexes[oldest] = nil
+        }
+        recentIndexes[stream.id] = stream.index
+        recentOrder.append(stream.id)
+    }
+
+    /// RST_STREAM in either direction: what was not complete is `reset`; DATA in flight still counts.
+    func resetStream(_ stream: HTTP2Stream) {
+        if !stream.reset {
+            stream.reset = true
+            resetOrder.append(stream.id)
+        }
+        if stream.request?.ended == false { stream.request?.record.flag(.reset) }
+        if stream.response?.ended == false { stream.response?.record.flag(.reset) }
+        if stream.request?.ended == true { emitRequest(stream) }
+        if resetOrder.count > limits.maxResetStreamsHeld {
+            let oldest = resetOrder.removeFirst()
+            if let victim = streams[oldest] { close(victim, truncated: true) }
+        }
+    }
+
+    /// Ends a stream for good (the connection ended, or it was evicted): open messages are emitted as they are.
+    func close(_ stream: HTTP2Stream, truncated: Bool) {
+        if var request = stream.request, !request.emitted {
+            if !request.ended {
+                request.ended = true
+                request.finishBody(truncated: true)
+                request.record.complete = false
+                if !request.record.flags.contains(.reset) { request.record.flag(.truncated) }
+            }
+            stream.request = request
+            emitRequest(stream)
+        }
+        if var response = stream.response, !response.emitted, response.headersDone {
+            if !response.ended {
+                response.ended = true
+                response.finishBody(truncated: true)
+                response.record.complete = false
+                if !response.record.flags.contains(.reset) { response.record.flag(.truncated) }
+            }
+            stream.response = response
+            emitResponse(stream)
+        }
+        forget(stream)
+    }
+}

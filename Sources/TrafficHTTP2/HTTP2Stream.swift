@@ -1,0 +1,127 @@
+import TrafficCapture
+import TrafficCodecs
+import TrafficSessions
+
+/// How a message's decoded body size is found: content coding as for HTTP/1, or gRPC's length-prefixed
+/// messages (each counted 5 + its payload after `grpc-encoding`).
+enum HTTP2BodyDecoding {
+    case identity
+    /// Codings to apply; the decoder is made on the first body byte.
+    case pending([ContentCoding])
+    case active(ContentDecoder)
+    case grpc(GRPCMessageCounter)
+    /// `content-encoding` names a coding we cannot decode (flag `unknown_encoding`).
+    case unknown
+    /// A gap fell inside the body.
+    case lost
+}
+
+/// One request or response of a stream: its record and the state of its body.
+struct HTTP2Message {
+    var record: MessageRecord
+    var decoding: HTTP2BodyDecoding = .identity
+    /// END_STREAM was seen in this direction (or, for an interim response, its block ended).
+    var ended = false
+    /// The record was handed on.
+    var emitted = false
+    /// The header block that opened the message was read (later blocks are trailers).
+    var headersDone = false
+
+    init(record: MessageRecord) { self.record = record }
+
+    /// Body bytes as sent (DATA frame bytes) and their payload without padding.
+    mutating func data(
+        _ bytes: UnsafeRawBufferPointer, scratch: DecodingScratch, limits: ContentDecodingLimits, keep: Int
+    ) {
+        record.encodedBodyBytes &+= bytes.count
+        guard !bytes.isEmpty else { return }
+        if keep > 0 {
+            // HAR `postData.text` (`--har-bodies`), as for HTTP/1.
+            let room = keep - record.body.count
+            if bytes.count > room { record.flag(.bodyLimit) }
+            if room > 0 { record.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room))) }
+        }
+        switch decoding {
+        case .identity, .unknown, .lost: return
+        case .pending(let codings):
+            let decoder = ContentDecoder(codings: codings, scratch: scratch, limits: limits)
+            decoding = .active(decoder)
+            decoder.feed(bytes)
+        case .active(let decoder): decoder.feed(bytes)
+        case .grpc(var counter):
+            decoding = .identity  // no copy of the counter while it is fed
+            counter.consume(bytes)
+            decoding = .grpc(counter)
+        }
+    }
+
+    /// `missing` bytes of the message were never captured (0: some may have been, in a gap that lost the
+    /// framing): the decoded size can no longer be known.
+    mutating func lose(_ missing: Int) {
+        record.missingBytes &+= missing
+        record.flag(.gap)
+        switch decoding {
+        case .grpc(var counter):
+            decoding = .identity
+            counter.lose()
+            decoding = .grpc(counter)
+        default: decoding = .lost
+        }
+    }
+
+    /// The decoded size, once the message ends (complete or not). With no DATA payload it is 0 whatever
+    /// `content-encoding` says (HEAD, 204, 304, 1xx, trailers-only answers).
+    mutating func finishBody(truncated: Bool) {
+        defer { decoding = .identity }
+        if record.encodedBodyBytes == 0, record.missingBytes == 0 {
+            record.decodedBodyBytes = 0
+            return
+        }
+        switch decoding {
+        case .identity: record.decodedBodyBytes = record.missingBytes == 0 ? record.encodedBodyBytes : nil
+        case .pending: record.decodedBodyBytes = 0
+        case .unknown, .lost: record.decodedBodyBytes = nil
+        case .active(let decoder):
+            switch decoder.finish(truncated: truncated) {
+            case .decoded(let n): record.decodedBodyBytes = n
+            case .capped:
+                record.decodedBodyBytes = nil
+                record.flag(.decodeCapped)
+            case .failed:
+                record.decodedBodyBytes = nil
+                record.flag(.decodeError)
+            }
+        case .grpc(var counter):
+            let (bytes, anomaly) = counter.finish()
+            record.decodedBodyBytes = bytes
+            if let anomaly { record.flag(anomaly) }
+        }
+    }
+
+}
+
+/// One HTTP/2 stream: a request and its responses (interim ones are emitted as they end), or a pushed
+/// response alone.
+final class HTTP2Stream {
+    let id: UInt32
+    /// The exchange number records carry: the ordinal of a client-initiated stream, or for a pushed one the
+    /// index of the stream its PUSH_PROMISE came on (printed as null).
+    let index: Int
+    let pushed: Bool
+    var request: HTTP2Message?
+    var response: HTTP2Message?
+    /// A response (interim or final) started: the request's record is `paired`.
+    var answered = false
+    /// The request's last byte, for the response's `wait`.
+    var requestEnd: CaptureTime?
+    var reset = false
+
+    init(id: UInt32, index: Int, pushed: Bool) {
+        self.id = id
+        self.index = index
+        self.pushed = pushed
+    }
+
+    /// Both sides are done: the stream can be forgotten.
+    var isFinished: Bool { (request?.emitted ?? true) && (response?.emitted ?? false) }
+}

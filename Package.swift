@@ -125,8 +125,8 @@ let package = Package(
         .testTarget(
             name: "TrafficHTTP2Tests",
             dependencies: [
-                "TrafficHTTP2", "TrafficSessions", "TrafficCodecs", "TrafficTestSupport",
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                "TrafficHTTP2", "TrafficSessions", "TrafficCodecs", "TrafficCapture", "TrafficWire", "TrafficReassembly",
+                "TrafficTestSupport", .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

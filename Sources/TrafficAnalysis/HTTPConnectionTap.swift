@@ -23,8 +23,7 @@ final class HTTPConnectionTap: SessionStage {
     private var http2: Unmanaged<HTTP2ConnectionParser>?
     private var http2Direct = false
     /// Deliveries held while `.detect` waits for a direction's first bytes.
-    private var undecided: [(bytes: [UInt8], direction: Direction, span: WireSpan)]?
-    private var prefixes: ([UInt8], [UInt8]) = ([], [])
+    private var undecided: HTTPVersionDetector?
 
     private var joiner = HTTPExchangeJoiner()
     private let builder: ReportBuilder
@@ -70,7 +69,7 @@ final class HTTPConnectionTap: SessionStage {
         switch start {
         case .http1: useHTTP1()
         case .http2: useHTTP2()
-        case .detect: undecided = []
+        case .detect: undecided = HTTPVersionDetector()
         }
     }
 
@@ -86,10 +85,10 @@ final class HTTPConnectionTap: SessionStage {
         }
     }
 
-    private func makeHTTP2(_ upgraded: Int?) -> HTTP2ConnectionParser {
+    private func makeHTTP2(_ upgraded: HTTPConnectionParser.UpgradedRequest?) -> HTTP2ConnectionParser {
         let parser = HTTP2ConnectionParser(
             info: info, scratch: scratch, limits: HTTP2Limits(http: limits), decrypted: decrypted,
-            upgradedExchange: upgraded
+            upgraded: upgraded
         ) { [unowned(unsafe) self] record in self.arrived(record) }
         if !overhead.isEmpty {
             parser.controlCharge = { [unowned(unsafe) records] index, direction, bytes in
@@ -171,39 +170,22 @@ final class HTTPConnectionTap: SessionStage {
     /// `.detect`: the first `TCPSession.prefixBytes` of either direction choose the parser; until then the
     /// deliveries are held (a few bytes: a plaintext record usually brings a whole preface or request line).
     private func detect(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
-        undecided?.append((Array(bytes), direction, span))
-        let need = TCPSession.prefixBytes
-        if direction == .clientToServer {
-            prefixes.0 += bytes.prefix(need - min(need, prefixes.0.count))
-        } else {
-            prefixes.1 += bytes.prefix(need - min(need, prefixes.1.count))
-        }
-        let prefix = direction == .clientToServer ? prefixes.0 : prefixes.1
-        guard prefix.count >= need else { return }
-        decide(http2: prefix.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, direction) })
+        if let speaksHTTP2 = undecided?.hold(bytes, direction: direction, span: span) { decide(http2: speaksHTTP2) }
     }
 
     private func decide(http2 speaksHTTP2: Bool) {
-        guard let held = undecided else { return }
+        guard var held = undecided else { return }
         undecided = nil
-        prefixes = ([], [])
         if speaksHTTP2 { useHTTP2() } else { useHTTP1() }
-        for (bytes, direction, span) in held {
-            bytes.withUnsafeBytes { receive($0, direction: direction, span: span) }
-        }
+        held.release(to: self)
     }
 
     func packet(_ event: TCPPacketEvent) { records.note(event) }
 
     func finish(time: CaptureTime) {
-        if let held = undecided, !held.isEmpty {
+        if let held = undecided {
             // Too few bytes to decide: what there is, client side first.
-            let client = prefixes.0, server = prefixes.1
-            decide(http2: !client.isEmpty
-                ? client.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, .clientToServer) }
-                : server.withUnsafeBytes { HTTP2ConnectionParser.startsHTTP2($0, .serverToClient) })
-        } else if undecided != nil {
-            decide(http2: false)
+            decide(http2: held.decisionNow)
         }
         if http2Direct {
             finishHTTP2(time: time)

@@ -83,7 +83,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// Makes the stage that reads the connection after a `101 Switching Protocols` to `h2c` (RFC 7540 §3.2),
     /// given the upgrading exchange's index; without it (or when it returns nil) the bytes after the switch
     /// are tunnel bytes, as for any other upgrade.
-    public var upgradeToHTTP2: ((_ exchange: Int) -> (any StreamAnalyzer)?)?
+    public var upgradeToHTTP2: ((_ request: UpgradedRequest) -> (any StreamAnalyzer)?)?
+    /// The HTTP/1.1 request that upgraded to h2c: its exchange's index and identity, which stream 1's response
+    /// carries.
+    public typealias UpgradedRequest = (index: Int, method: String?, host: String, path: String, query: String?)
     /// The stage reading HTTP/2 after an h2c upgrade: both directions' bytes after the switch go to it.
     private var upgraded: (any StreamAnalyzer)?
     /// The request waiting when the server's first bytes arrived: if those bytes are a partial response
@@ -277,7 +280,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         // An accepted h2c upgrade makes the exchange stream 1 (RFC 7540 §3.2): known before pairing releases
         // the held request record.
         if status == 101, !pairingLost, upgraded == nil, case .exchange(let waiting)? = pending.first,
-            waiting.offersH2C, let stage = upgradeToHTTP2?(waiting.index)
+            waiting.offersH2C,
+            let stage = upgradeToHTTP2?(
+                (index: waiting.index, method: waiting.method, host: waiting.host, path: waiting.path, query: waiting.query))
         {
             waiting.upgradedToHTTP2 = true
             upgraded = stage

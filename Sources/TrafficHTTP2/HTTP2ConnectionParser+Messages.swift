@@ -152,6 +152,10 @@ extension HTTP2ConnectionParser {
             record.host = target.host
             record.path = target.path
             record.query = target.query
+            stream.method = summary.method
+            stream.host = target.host
+            stream.path = target.path
+            stream.query = target.query
             settle(&record)
             var message = HTTP2Message(record: record)
             message.headersDone = true
@@ -256,19 +260,10 @@ extension HTTP2ConnectionParser {
         var record = template
         record.kind = .response
         record.index = stream.index
-        if let request = stream.request?.record {
-            record.method = request.method
-            record.host = request.host
-            record.path = request.path
-            record.query = request.query
-        } else if let pushed = stream.response?.record, stream.pushed {
-            record.method = pushed.method
-            record.host = pushed.host
-            record.path = pushed.path
-            record.query = pushed.query
-        } else {
-            record.path = "(unknown)"
-        }
+        record.method = stream.method
+        record.host = stream.host ?? defaultHost
+        record.path = stream.path
+        record.query = stream.query
         record.paired = !stream.pushed && stream.request != nil
         if stream.pushed { record.flag(.pushed) }
         return record
@@ -319,10 +314,10 @@ extension HTTP2ConnectionParser {
         record.kind = .response
         record.index = stream.index
         let target = resolve(summary)
-        record.method = summary.method
-        record.host = target.host
-        record.path = target.path
-        record.query = target.query
+        stream.method = summary.method
+        stream.host = target.host
+        stream.path = target.path
+        stream.query = target.query
         var placeholder = HTTP2Message(record: record)
         placeholder.headersDone = false
         stream.response = placeholder

@@ -62,12 +62,13 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
     /// Streams that carried a message.
     public internal(set) var streamCount = 0
 
-    /// `upgradedExchange`: the connection switched from HTTP/1.1 (`Upgrade: h2c`, RFC 7540 §3.2) on that
-    /// exchange: stream 1 is its response, already half-closed by the client, and the client's first bytes
-    /// here are its preface.
+    /// `upgraded`: the connection switched from HTTP/1.1 (`Upgrade: h2c`, RFC 7540 §3.2) on that request:
+    /// stream 1 is its response, already half-closed by the client, and the client's first bytes here are its
+    /// preface.
     public init(
         info: TCPConnectionInfo, scratch: DecodingScratch = DecodingScratch(), limits: HTTP2Limits = .init(),
-        decrypted: Bool = false, upgradedExchange: Int? = nil, emit: @escaping (MessageRecord) -> Void
+        decrypted: Bool = false, upgraded: HTTPConnectionParser.UpgradedRequest? = nil,
+        emit: @escaping (MessageRecord) -> Void
     ) {
         self.info = info
         self.limits = limits
@@ -86,8 +87,13 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
         server = HTTP2Side(direction: .serverToClient, limits: limits.hpack)
         client.prefaceMatched = 0
         nextIndex = 1
-        if let exchange = upgradedExchange {
+        if let upgraded {
+            let exchange = upgraded.index
             let stream = HTTP2Stream(id: 1, index: exchange, pushed: false)
+            stream.method = upgraded.method
+            stream.host = upgraded.host
+            stream.path = upgraded.path
+            stream.query = upgraded.query
             // The request was the HTTP/1.1 one, already a record: nothing of it is emitted here.
             var request = HTTP2Message(record: template)
             request.ended = true
@@ -391,14 +397,17 @@ extension HTTP2ConnectionParser {
         case .message(let stream):
             side.counts.messageBytes &+= bytes.count
             var data = bytes
+            // Bytes of the frame left when this piece begins (`remaining` is lowered after it).
+            var left = side.remaining
             // §6.1: Pad Length, data, then that many bytes of padding.
             if side.padPending, !data.isEmpty {
                 side.padPending = false
                 side.padRemaining = Int(data[0])
                 data = UnsafeRawBufferPointer(rebasing: data.dropFirst())
+                left -= 1
                 // Padding as long as the payload or longer is a PROTOCOL_ERROR; counted as padding anyway.
             }
-            let dataEnd = max(0, min(data.count, side.remaining - side.padRemaining))
+            let dataEnd = max(0, min(data.count, left - side.padRemaining))
             let isClient = side === client
             if isClient { stream.request?.record.bodyBytes &+= bytes.count } else { stream.response?.record.bodyBytes &+= bytes.count }
             if dataEnd > 0 {

@@ -115,6 +115,11 @@ final class HTTP2Stream {
     /// The request's last byte, for the response's `wait`.
     var requestEnd: CaptureTime?
     var reset = false
+    /// The request's identity, which its responses carry (kept here: an emitted record gives its strings away).
+    var method: String?
+    var host: String?
+    var path = "(unknown)"
+    var query: String?
 
     init(id: UInt32, index: Int, pushed: Bool) {
         self.id = id

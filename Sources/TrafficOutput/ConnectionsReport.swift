@@ -10,6 +10,8 @@ public struct ConnectionsReport {
     public var analyses: [CaptureAnalysis]
     /// Per capture, the TLS connections' hello fields by connection number.
     public var tls: [[Int: TLSConnectionSummary]] = []
+    /// Per capture, the HTTP/2 control bytes (client to server, server to client) of connections that spoke it.
+    public var http2ControlBytes: [[Int: [Int]]] = []
 
     public init(analyses: [CaptureAnalysis]) { self.analyses = analyses }
 
@@ -66,6 +68,8 @@ public struct ConnectionsReport {
                 for direction in Direction.allCases {
                     w.beginObject(direction.name)
                     for (name, value) in Self.directionFields(c[direction]) { w.field(name, value) }
+                    // Issue 22: null unless the connection spoke HTTP/2.
+                    w.field("h2_control_bytes", h2Control(capture: index, connection: c.info.id)?[direction.rawValue])
                     w.endObject()
                 }
                 if let hello = tlsInfo(capture: index, connection: c.info.id) {
@@ -108,6 +112,7 @@ public struct ConnectionsReport {
         for direction in Direction.allCases {
             header += ["record_header_bytes", "handshake_bytes", "application_bytes"].map { "tls_\(direction.name)_\($0)" }
         }
+        header += Direction.allCases.map { "\($0.name)_h2_control_bytes" }
         w.row(header)
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
@@ -125,6 +130,8 @@ public struct ConnectionsReport {
                         $0.map(String.init) ?? ""
                     }
                 }
+                let control = h2Control(capture: index, connection: c.info.id)
+                row += Direction.allCases.map { direction in control.map { String($0[direction.rawValue]) } ?? "" }
                 w.row(row)
             }
         }
@@ -167,6 +174,10 @@ public struct ConnectionsReport {
         text += "\(plural(count, "connection")), \(plural(packets, "packet"))"
         text += "; arrows: → client to server, ← server to client; bytes are frame bytes\n"
         return text
+    }
+
+    func h2Control(capture: Int, connection: Int) -> [Int]? {
+        capture < http2ControlBytes.count ? http2ControlBytes[capture][connection] : nil
     }
 
     func tlsInfo(capture: Int, connection: Int) -> TLSConnectionSummary? {

@@ -41,6 +41,7 @@ struct Connections: ParsableCommand {
         let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
         var report = ConnectionsReport(analyses: analyses)
         report.tls = tls.map(\.byConnection)
+        report.http2ControlBytes = tls.map(\.http2ControlBytes)
         try output.write(report.render(output.format, width: output.terminalWidth, exactBytes: output.exactBytes))
     }
 }

@@ -99,7 +99,6 @@ extension HTTP2ConnectionParser {
             summary.decodedBytes = nil
             summary.cookieDecodedBytes = nil
         } else {
-            let wasBlind = side.hpack.isBlind
             var failed = false
             side.block.withUnsafeBytes { block in
                 do {
@@ -113,7 +112,6 @@ extension HTTP2ConnectionParser {
                 summary.decodedBytes = nil
                 summary.cookieDecodedBytes = nil
             }
-            if wasBlind { summary.failed = true }
         }
         let frameBytes = side.blockFrameBytes
         let push = side.blockIsPush

@@ -321,4 +321,105 @@ struct MalformedInputTests {
         #expect(response?["decoded_body_bytes"] is NSNull)
         #expect(stderr.contains("1 body could not be content-decoded"))
     }
+
+    // MARK: HTTP/2 (issue 22)
+
+    /// The HTTP/2 records of connection 1 in make-malformed.py's `http2()` files, by stream and kind.
+    static func h2(_ records: [[String: Any]], stream: Int, kind: String) -> [String: Any]? {
+        records.first { $0["connection"] as? Int == 1 && $0["stream_id"] as? Int == stream && $0["kind"] as? String == kind }
+    }
+
+    /// Every HTTP/2 file keeps the HTTP/1 connection and the good stream 1: GET with :method, :scheme and :path
+    /// from the static table (1 byte each) and a literal `:authority: h2.test` (3 + 10 + 7) = 23 bytes, 32 as a
+    /// frame; `:status 200` (1 byte, 10 as a frame) and DATA `hello` (9 + 5).
+    static func expectGoodStream(_ records: [[String: Any]], _ file: String) {
+        expectGoodExchanges(records, file)
+        let request = h2(records, stream: 1, kind: "request"), response = h2(records, stream: 1, kind: "response")
+        #expect(request?["header_bytes"] as? Int == 32 && request?["header_decoded_bytes"] as? Int == 44, "\(file)")
+        #expect(request?["complete"] as? Bool == true && request?["host"] as? String == "h2.test", "\(file)")
+        #expect(response?["header_bytes"] as? Int == 10 && response?["body_bytes"] as? Int == 14, "\(file)")
+    }
+
+    /// A DATA frame header claiming 1 MiB (above SETTINGS_MAX_FRAME_SIZE, 2^14 by default) is a connection
+    /// error: the rest of the server's stream (that header and 300 bytes) is non-HTTP.
+    @Test func http2FrameLongerThanAllowed() throws {
+        let file = Self.folder + "h2-frame-too-long.pcap"
+        let (json, records, _) = try Self.messages(file)
+        Self.expectGoodStream(records, file)
+        #expect((json["summary"] as? [String: Any])?["non_http_bytes"] as? Int == 9 + 300)
+    }
+
+    /// 1 100 CONTINUATION frames of 1 000 bytes: counted whole (12 + 1 100 × 1 009 + 9 = 1 109 921 header bytes),
+    /// not decoded (`header_limit`, `hpack_error`); the client's table is lost, but stream 5's static-table fields
+    /// still decode.
+    @Test func http2ContinuationFloodIsCountedNotKept() throws {
+        let file = Self.folder + "h2-continuation-flood.pcap.gz"
+        let (run, peak) = try Self.measured(["analyze", "--messages", "--format", "json", file])
+        #expect(run.status == 0)
+        #expect(peak < 100, "peak RSS \(peak) MiB")
+        let records = try Harness.json(run.stdout)["messages"] as? [[String: Any]] ?? []
+        Self.expectGoodStream(records, file)
+        let flood = Self.h2(records, stream: 3, kind: "request")
+        #expect(flood?["header_bytes"] as? Int == 1_109_921)
+        #expect(Set(Self.flags(flood)).isSuperset(of: ["header_limit", "hpack_error"]))
+        #expect(flood?["header_decoded_bytes"] is NSNull)
+        let next = Self.h2(records, stream: 5, kind: "request")
+        #expect(next?["method"] as? String == "GET" && next?["header_decoded_bytes"] as? Int == 27)
+        #expect(Self.h2(records, stream: 3, kind: "response")?["status"] as? Int == 200)
+    }
+
+    /// An indexed field whose index takes 7 continuation bytes (past 2^31 − 1): `hpack_error`, sizes as sent.
+    @Test func http2HPACKIntegerOverflow() throws {
+        let file = Self.folder + "h2-hpack-integer-overflow.pcap"
+        let (_, records, _) = try Self.messages(file)
+        Self.expectGoodStream(records, file)
+        let request = Self.h2(records, stream: 3, kind: "request")
+        #expect(request?["header_bytes"] as? Int == 9 + 8)
+        #expect(Self.flags(request).contains("hpack_error") && request?["header_decoded_bytes"] is NSNull)
+    }
+
+    /// A 4 GiB table allowed, 2^31 − 1 asked for, 900 KB inserted per block: the first block decodes (15 ×
+    /// (1 + 60 000) + 27 = 900 042), the second takes the table past the 1 MiB we store and leaves the decoder
+    /// blind (its literal fields still decode), and stream 7's reference to the table is unknown.
+    @Test func http2TableSizeAbuseStaysBounded() throws {
+        let file = Self.folder + "h2-hpack-table-abuse.pcap.gz"
+        let (run, peak) = try Self.measured(["analyze", "--messages", "--format", "json", file])
+        #expect(run.status == 0)
+        #expect(peak < 100, "peak RSS \(peak) MiB")
+        let records = try Harness.json(run.stdout)["messages"] as? [[String: Any]] ?? []
+        Self.expectGoodStream(records, file)
+        #expect(Self.h2(records, stream: 3, kind: "request")?["header_decoded_bytes"] as? Int == 900_042)
+        #expect(Self.h2(records, stream: 5, kind: "request")?["header_decoded_bytes"] as? Int == 900_042)
+        let blind = Self.h2(records, stream: 7, kind: "request")
+        #expect(blind?["header_bytes"] as? Int == 13 && blind?["header_decoded_bytes"] is NSNull)
+        #expect(Self.flags(blind).contains("hpack_error"))
+    }
+
+    /// One 4 000-byte entry, then 4 blocks of 15 000 one-byte references to it: 240 MB of fields from 60 KB,
+    /// measured, not stored. Stream 3: 9 + 3 + (3 + 3 + 4 000) = 4 018 bytes, decoded 27 + 1 + 4 000;
+    /// streams 5–11: 9 + 3 + 15 000 = 15 012 bytes, decoded 27 + 15 000 × 4 001.
+    @Test func http2BlockDecodingToMegabytes() throws {
+        let file = Self.folder + "h2-megabyte-block.pcap"
+        let (run, peak) = try Self.measured(["analyze", "--messages", "--format", "json", file])
+        #expect(run.status == 0)
+        #expect(peak < 100, "peak RSS \(peak) MiB")
+        let records = try Harness.json(run.stdout)["messages"] as? [[String: Any]] ?? []
+        Self.expectGoodStream(records, file)
+        let first = Self.h2(records, stream: 3, kind: "request")
+        #expect(first?["header_bytes"] as? Int == 4_018 && first?["header_decoded_bytes"] as? Int == 4_028)
+        for stream in [5, 7, 9, 11] {
+            let request = Self.h2(records, stream: stream, kind: "request")
+            #expect(request?["header_bytes"] as? Int == 15_012, "stream \(stream)")
+            #expect(request?["header_decoded_bytes"] as? Int == 60_015_027, "stream \(stream)")
+        }
+    }
+
+    /// 3 000 random bytes after a good stream: the client's framing is lost, nothing traps, what came before stays.
+    @Test func http2RandomFrames() throws {
+        let file = Self.folder + "h2-random-frames.pcap"
+        let (json, records, _) = try Self.messages(file)
+        Self.expectGoodStream(records, file)
+        let nonHTTP = (json["summary"] as? [String: Any])?["non_http_bytes"] as? Int ?? 0
+        #expect(nonHTTP > 0 && nonHTTP <= 3_000)
+    }
 }

@@ -329,6 +329,7 @@ def timestamps():
 
 H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 H2_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # an empty SETTINGS frame (RFC 9113 §6.5)
+H2_SETTINGS_ACK = b"\x00\x00\x00\x04\x01\x00\x00\x00\x00"
 
 
 def scope():
@@ -340,6 +341,107 @@ def scope():
     d.send(False, b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n" + H2_SETTINGS)
     d.send(True, H2_PREFACE + H2_SETTINGS)
     write("h2c-two-connections.pcap", capture(c.close().records + d.close().records))
+
+
+def h2_frame(ftype, flags, stream, payload=b""):
+    """An HTTP/2 frame (RFC 9113 §4.1): 24-bit length, type, flags, 31-bit stream id, payload."""
+    return struct.pack("!I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack("!I", stream) + payload
+
+
+def h2_lit(name, value):
+    """HPACK literal without indexing, new name, no Huffman (RFC 7541 §6.2.2); lengths below 127."""
+    return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+
+def h2_int(prefix_bits, first, value):
+    """An HPACK integer (§5.1) with `first` holding the pattern bits above the prefix."""
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([first | value])
+    out = [first | limit]
+    value -= limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    out.append(value)
+    return bytes(out)
+
+
+# :method GET, :scheme http, :path / (static indices 2, 6, 4) and a literal :authority: 3 + 3 + 10 + 7 = 23 bytes.
+H2_GET = b"\x82\x86\x84" + h2_lit(b":authority", b"h2.test")
+H2_OK = b"\x88"  # :status 200
+
+
+def h2_connection(sport, time):
+    """An h2c connection (prior knowledge) whose stream 1 is a good GET → 200 with a 5-byte body."""
+    c = Connection(sport=sport, dport=8080, time=time).handshake()
+    c.send(True, H2_PREFACE + H2_SETTINGS + h2_frame(1, 0x5, 1, H2_GET))
+    c.send(False, H2_SETTINGS + H2_SETTINGS_ACK + h2_frame(1, 0x4, 1, H2_OK) + h2_frame(0, 0x1, 1, b"hello"))
+    c.send(True, H2_SETTINGS_ACK)
+    return c
+
+
+def http2():
+    """Hostile HTTP/2 (issue 22): each file holds good_connection() and an h2c connection whose stream 1 is good."""
+    # A frame length of 1 MiB, above the default SETTINGS_MAX_FRAME_SIZE (2^14): a connection error for a peer.
+    c = h2_connection(40010, T0 + 1)
+    c.send(False, struct.pack("!I", 1 << 20)[1:] + b"\x00\x00" + struct.pack("!I", 1) + b"z" * 300)
+    write("h2-frame-too-long.pcap", capture(good_connection().records + c.close().records))
+
+    # A CONTINUATION flood: 1 100 frames of 1 000 bytes after a HEADERS without END_HEADERS (1.1 MB > the 1 MiB
+    # block limit), then stream 3 with static-table fields only.
+    c = h2_connection(40011, T0 + 1)
+    flood = h2_frame(1, 0x1, 3, b"\x82\x86\x84") + b"".join(h2_frame(9, 0, 3, b"A" * 1000) for _ in range(1100))
+    c.send(True, flood + h2_frame(9, 0x4, 3, b""))
+    c.send(True, h2_frame(1, 0x5, 5, b"\x82\x86\x84"))
+    c.send(False, h2_frame(1, 0x5, 3, H2_OK) + h2_frame(1, 0x5, 5, H2_OK))
+    write("h2-continuation-flood.pcap.gz", capture(good_connection().records + c.close().records))
+
+    # An HPACK integer that overflows (§5.1): an indexed field whose index takes 7 continuation bytes.
+    c = h2_connection(40012, T0 + 1)
+    c.send(True, h2_frame(1, 0x5, 3, b"\xff" + b"\xff" * 6 + b"\x7f"))
+    c.send(False, h2_frame(1, 0x5, 3, H2_OK))
+    write("h2-hpack-integer-overflow.pcap", capture(good_connection().records + c.close().records))
+
+    # Table-size abuse: the server allows a 4 GiB table, the client acknowledges and raises its table to
+    # 2^31 - 1, then inserts entries of 60 000 bytes, 15 per block (900 KB, under the 1 MiB block limit, each
+    # block in HEADERS + CONTINUATION frames of 16 384 bytes): the second block takes the table past the 1 MiB
+    # we store, so the decoder goes blind; stream 7 refers to the newest entry.
+    c = h2_connection(40013, T0 + 1)
+    c.send(False, h2_frame(4, 0, 0, struct.pack("!HI", 1, 0xFFFFFFFF)))
+    c.send(True, h2_frame(4, 0x1, 0))
+    value = b"v" * 60000
+    entries = b"".join(b"\x40\x01x" + h2_int(7, 0, len(value)) + value for _ in range(15))
+
+    def block_frames(stream, block):
+        pieces = [block[i:i + 16384] for i in range(0, len(block), 16384)]
+        frames = h2_frame(1, 0x1 | (0x4 if len(pieces) == 1 else 0), stream, pieces[0])
+        for i, piece in enumerate(pieces[1:], 1):
+            frames += h2_frame(9, 0x4 if i == len(pieces) - 1 else 0, stream, piece)
+        return frames
+
+    c.send(True, block_frames(3, h2_int(5, 0x20, (1 << 31) - 1) + b"\x82\x86\x84" + entries))
+    c.send(True, block_frames(5, b"\x82\x86\x84" + entries))
+    c.send(True, h2_frame(1, 0x5, 7, b"\x82\x86\x84\xbe"))
+    c.send(False, h2_frame(1, 0x5, 3, H2_OK) + h2_frame(1, 0x5, 5, H2_OK) + h2_frame(1, 0x5, 7, H2_OK))
+    write("h2-hpack-table-abuse.pcap.gz", capture(good_connection().records + c.close().records))
+
+    # A block that decodes to megabytes: one 4 000-byte entry, then 60 000 one-byte references to it (§6.1):
+    # 240 MB of decoded fields from 60 KB on the wire.
+    c = h2_connection(40014, T0 + 1)
+    entry = b"\x40\x01x" + h2_int(7, 0, 4000) + b"w" * 4000
+    c.send(True, h2_frame(1, 0x5, 3, b"\x82\x86\x84" + entry))
+    c.send(True, h2_frame(1, 0x5, 5, b"\x82\x86\x84" + b"\xbe" * 15000)
+           + h2_frame(1, 0x5, 7, b"\x82\x86\x84" + b"\xbe" * 15000)
+           + h2_frame(1, 0x5, 9, b"\x82\x86\x84" + b"\xbe" * 15000)
+           + h2_frame(1, 0x5, 11, b"\x82\x86\x84" + b"\xbe" * 15000))
+    c.send(False, b"".join(h2_frame(1, 0x5, s, H2_OK) for s in (3, 5, 7, 9, 11)))
+    write("h2-megabyte-block.pcap", capture(good_connection().records + c.close().records))
+
+    # Random bytes after the preface: no trap, the good stream still read.
+    c = h2_connection(40015, T0 + 1)
+    c.send(True, bytes(random.Random(22).randrange(256) for _ in range(3000)))
+    write("h2-random-frames.pcap", capture(good_connection().records + c.close().records))
 
 
 def main(argv):
@@ -362,6 +464,7 @@ def main(argv):
     decoding()
     timestamps()
     scope()
+    http2()
     return 0
 
 

@@ -46,16 +46,38 @@ public struct HARDocument {
         w.endObject()
         w.beginArray("entries")
         var current: Exchange?
+        // A server-pushed stream (HTTP/2) being gathered beside `current`: its records are an entry of their own
+        // (a pushed stream's `index` is no client ordinal), written after the exchange they came with.
+        var pushed: Exchange?
+        func flushPushed() {
+            if let exchange = pushed { entry(exchange, to: &w) }
+            pushed = nil
+            w.flush(over: chunkBytes, to: write)
+        }
         func flush() {
             if let exchange = current { entry(exchange, to: &w) }
             current = nil
-            w.flush(over: chunkBytes, to: write)
+            flushPushed()
         }
         for (capture, record) in report.messages ?? [] where record.kind != .tls {
+            if let stream = Self.pushedStream(record) {
+                if let open = pushed, let first = open.responses.first,
+                    open.capture != capture || first.connection != record.connection || Self.pushedStream(first) != stream
+                {
+                    flushPushed()
+                }
+                if pushed == nil { pushed = Exchange(capture: capture) }
+                pushed?.responses.append(record)
+                continue
+            }
             if let open = current, let first = open.request ?? open.responses.first,
                 open.capture != capture || first.connection != record.connection || first.index != record.index
             {
                 flush()
+            } else if let open = pushed, let first = open.responses.first,
+                open.capture != capture || first.connection != record.connection
+            {
+                flushPushed()
             }
             if current == nil { current = Exchange(capture: capture) }
             if record.kind == .request {
@@ -92,7 +114,10 @@ public struct HARDocument {
         w.field("serverIPAddress", Self.address(first.server))
         w.field("connection", report.captures.count > 1 ? "\(exchange.capture):\(first.connection)" : "\(first.connection)")
         if exchange.request != nil, response == nil { w.field("_incomplete", true) }
-        if exchange.request == nil { w.field("_unknown_request", true) }
+        if exchange.request == nil {
+            // A server push (HTTP/2) has no request on the wire, but its PUSH_PROMISE named it.
+            if let response, Self.pushedStream(response) != nil { w.field("_pushed", true) } else { w.field("_unknown_request", true) }
+        }
         if exchange.responses.count > 1 {
             // Interim (1xx) responses: their bytes are in no entry size; count and bytes say what they were.
             let interim = exchange.responses.dropLast()
@@ -108,8 +133,14 @@ public struct HARDocument {
             // A response whose request was not captured (the capture started late, or a gap): method and
             // URL unknown, sizes unknown (-1, as HAR says).
             let host = response?.host ?? ""
-            w.field("method", "(unknown)")
-            w.field("url", "\(Self.scheme(response))://\(host)/(unknown)")
+            if let response, Self.pushedStream(response) != nil {
+                // A pushed stream: the method and URL its PUSH_PROMISE gave (on its response record).
+                w.field("method", response.method ?? "(unknown)")
+                w.field("url", Self.url(response))
+            } else {
+                w.field("method", "(unknown)")
+                w.field("url", "\(Self.scheme(response))://\(host)/(unknown)")
+            }
             w.field("httpVersion", response?.version ?? "")
             w.beginArray("cookies")
             w.endArray()
@@ -212,6 +243,12 @@ public struct HARDocument {
     /// TLS record overhead of a decrypted message (headers, MACs, padding of its records); nil, and the field
     /// unwritten, for cleartext.
     static func tlsOverheadBytes(_ record: MessageRecord) -> Int? { record.decrypted ? record.tlsOverheadBytes : nil }
+
+    /// The stream of a server-pushed record (flag `pushed`), nil for any other: a pushed stream is an entry of
+    /// its own (its `index` is no client ordinal), its records kept together by stream.
+    static func pushedStream(_ record: MessageRecord) -> Int? {
+        record.flags.contains(.pushed) ? record.streamID ?? -1 : nil
+    }
 
     /// `https` for a message read from decrypted TLS records, else `http`.
     static func scheme(_ record: MessageRecord?) -> String {

@@ -46,39 +46,36 @@ public struct HARDocument {
         w.endObject()
         w.beginArray("entries")
         var current: Exchange?
-        // A server-pushed stream (HTTP/2) being gathered beside `current`: its records are an entry of their own
-        // (a pushed stream's `index` is no client ordinal), written after the exchange they came with.
-        var pushed: Exchange?
-        func flushPushed() {
-            if let exchange = pushed { entry(exchange, to: &w) }
-            pushed = nil
-            w.flush(over: chunkBytes, to: write)
-        }
+        // Server-pushed streams (HTTP/2) met while `current` was gathered: each is an entry of its own (a pushed
+        // stream's `index` is no client ordinal), its records kept together by stream, written after `current`
+        // in the order they came: entries stay in the order of their first record.
+        var pushed: [Exchange] = []
         func flush() {
             if let exchange = current { entry(exchange, to: &w) }
+            for exchange in pushed { entry(exchange, to: &w) }
             current = nil
-            flushPushed()
+            pushed.removeAll()
+            w.flush(over: chunkBytes, to: write)
         }
         for (capture, record) in report.messages ?? [] where record.kind != .tls {
-            if let stream = Self.pushedStream(record) {
-                if let open = pushed, let first = open.responses.first,
-                    open.capture != capture || first.connection != record.connection || Self.pushedStream(first) != stream
-                {
-                    flushPushed()
-                }
-                if pushed == nil { pushed = Exchange(capture: capture) }
-                pushed?.responses.append(record)
-                continue
-            }
-            if let open = current, let first = open.request ?? open.responses.first,
-                open.capture != capture || first.connection != record.connection || first.index != record.index
-            {
-                flush()
-            } else if let open = pushed, let first = open.responses.first,
+            if let open = current ?? pushed.first, let first = open.request ?? open.responses.first,
                 open.capture != capture || first.connection != record.connection
             {
-                flushPushed()
+                flush()
             }
+            if let stream = Self.pushedStream(record) {
+                if let at = pushed.firstIndex(where: { Self.pushedStream($0.responses[0]) == stream }) {
+                    pushed[at].responses.append(record)
+                } else {
+                    pushed.append(Exchange(capture: capture, responses: [record]))
+                }
+                continue
+            }
+            if let open = current, let first = open.request ?? open.responses.first, first.index != record.index {
+                flush()
+            }
+            // Pushed streams listed before this exchange's first record come before it.
+            if current == nil, !pushed.isEmpty { flush() }
             if current == nil { current = Exchange(capture: capture) }
             if record.kind == .request {
                 // Two requests never share an exchange number; a second one is its own entry all the same.

@@ -350,6 +350,63 @@ import TrafficSessions
         #expect(http1["httpVersion"] as? String == "HTTP/1.1" && http1["statusText"] as? String == "No Content")
         #expect(http1["headersSize"] as? Int == 67)
     }
+
+    /// The HTML timeline draws a pushed stream as a bar of its own, not as the response of the exchange it
+    /// came with.
+    @Test func timelineKeepsPushedStreamsApart() throws {
+        var options = ReportOptions()
+        options.collectTimeline = true
+        let builder = ReportBuilder(options: options, capturePaths: ["h2.pcap"])
+        for record in Self.records() { builder.add(record, capture: 0) }
+        builder.summary.h2ControlBytes = 81
+        let report = builder.build(captures: [CaptureSummary(path: "h2.pcap", linkType: "EN10MB")], anomalies: [:], warnings: [])
+        let events = try #require(report.timeline?.events)
+        #expect(events.map(\.index) == [1, 1, -3, 2, 2, 1, 1])
+        var html = ""
+        AnalyzeReport(report: report, listMessages: false).write(.html) { html += $0 }
+        // "Where the bytes go" has the control frames.
+        #expect(html.contains("HTTP/2 control frames: 81 bytes"))
+    }
+
+    /// Pushed streams are entries by stream, in the order of their first records, whatever index they sort by:
+    /// one listed before the exchanges (index 0), two while an exchange is open (one with an interim response).
+    @Test func harKeepsPushedStreamsApart() throws {
+        let base = Self.records()
+        func push(_ stream: Int, index: Int, at offset: Int64, status: Int = 200, path: String) -> MessageRecord {
+            var record = base[2]
+            record.streamID = stream
+            record.index = index
+            record.status = status
+            record.path = path
+            record.time = CaptureTime(nanoseconds: base[0].time.nanoseconds + offset)
+            return record
+        }
+        var options = ReportOptions()
+        options.keepMessages = true
+        let builder = ReportBuilder(options: options, capturePaths: ["h2.pcap"])
+        let records = [
+            push(2, index: 0, at: 1, path: "/early.js"), base[0], base[1],
+            push(4, index: 1, at: 20_000_000, status: 103, path: "/late.css"),
+            push(6, index: 1, at: 20_000_001, path: "/other.css"),
+            push(4, index: 1, at: 20_000_002, path: "/late.css"),
+            base[3], base[4],
+        ]
+        for record in records { builder.add(record, capture: 0) }
+        let report = builder.build(captures: [CaptureSummary(path: "h2.pcap", linkType: "EN10MB")], anomalies: [:], warnings: [])
+        var text = ""
+        HARDocument(report: report, creatorVersion: "test").write { text += String(decoding: $0, as: UTF8.self) }
+        let log = try #require(try Self.json(text)["log"] as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        let urls = entries.map { ($0["request"] as? [String: Any])?["url"] as? String ?? "" }
+        #expect(urls == [
+            "http://h2.example/early.js", "http://h2.example/a?q=1", "http://h2.example/late.css",
+            "http://h2.example/other.css", "http://h2.example/a",
+        ])
+        #expect(entries.map { $0["_pushed"] as? Bool ?? false } == [true, false, true, true, false])
+        // Stream 4's 103 is an interim response of its entry.
+        #expect(entries[2]["_interim_responses"] as? Int == 1)
+        #expect((entries[2]["response"] as? [String: Any])?["status"] as? Int == 200)
+    }
 }
 
 extension String {

@@ -4,7 +4,8 @@
 entry by entry, to the `--messages` records of the same capture (the sizes as `traffic` lists them).
 
 The expected side is built here from the JSON records, independently of the HAR writer: records are grouped into
-exchanges by (connection, index), the request and the last (final) response of each. Prints `ok <capture>` or
+exchanges by (connection, index), the request and the last (final) response of each; an HTTP/2 server push
+(flag `pushed`, no index) by (connection, stream). Prints `ok <capture>` or
 `FAIL <capture>: <why>` per capture; exits 0 when every capture passed, 1 otherwise, 77 when a Python module
 is missing (the Swift test then skips, saying which).
 """
@@ -33,12 +34,16 @@ def run(traffic, args):
 
 
 def exchanges(messages):
-    """Records in listing order, grouped like a HAR writer must: one exchange per (connection, index)."""
+    """Records in listing order, grouped like a HAR writer must: one exchange per (connection, index), one per
+    pushed stream; in the order of their first records."""
     groups, order = {}, []
     for record in messages:
         if record["kind"] == "tls":
             continue
-        key = (record.get("capture"), record["connection"], record["index"])
+        if "pushed" in record["flags"]:
+            key = (record.get("capture"), record["connection"], "push", record.get("stream_id"))
+        else:
+            key = (record.get("capture"), record["connection"], record["index"])
         if key not in groups:
             groups[key] = {"request": None, "responses": []}
             order.append(key)
@@ -85,6 +90,14 @@ def check(traffic, schema, capture, extra):
                 return f"{where}: url {entry.request.url} is not host {request['host']} + {path}"
             if bool(request["complete"]) == ("_missing_bytes" in entry["request"]):
                 return f"{where}: request _missing_bytes present for a complete record or absent for an incomplete one"
+        elif responses and "pushed" in responses[0]["flags"]:
+            pushed = responses[0]
+            if entry.get("_pushed") is not True or entry.get("_unknown_request"):
+                return f"{where}: a pushed stream lacks _pushed"
+            path = pushed["path"] + ("?" + pushed["query"] if pushed["query"] is not None else "")
+            method = pushed["method"] or "(unknown)"
+            if entry.request.method != method or not entry.request.url.endswith(pushed["host"] + path):
+                return f"{where}: a pushed stream's request is not its PUSH_PROMISE's {pushed['method']} {path}"
         elif not entry.get("_unknown_request"):
             return f"{where}: a response without its request lacks _unknown_request"
         if response is None:

@@ -27,10 +27,19 @@ public struct SideTotals: Sendable, Equatable {
     /// connections' TLS handshake records.
     public var tlsOverheadBytes: Int { get { rare(5) } set { setRare(5, newValue) } }
     public var tlsHandshakeBytes: Int { get { rare(6) } set { setRare(6, newValue) } }
-    /// The seven sums above, which stay zero without tunnels, TLS or `--overhead`: empty (8 bytes, no
-    /// allocation) until one is not, so that tens of thousands of groups do not carry 56 bytes of zeros.
+    /// HTTP/2 control frames attributed to this side's records with `--overhead` (`MessageRecord.h2ControlBytes`).
+    public var h2ControlBytes: Int { get { rare(7) } set { setRare(7, newValue) } }
+    /// HTTP/2: Σ of the records' header block sizes after HPACK decoding (`MessageRecord.headerDecodedBytes`),
+    /// over the records that have one; nil when none has (HTTP/1, or every block's HPACK state lost), so
+    /// that "no decoded size" never reads as 0 bytes.
+    public var headerDecodedBytes: Int? { headerDecodedRecords > 0 ? headerDecodedSum : nil }
+    /// The sum behind `headerDecodedBytes`, and how many records it is over.
+    package var headerDecodedSum: Int { get { rare(8) } set { setRare(8, newValue) } }
+    public var headerDecodedRecords: Int { get { rare(9) } set { setRare(9, newValue) } }
+    /// The ten sums above, which stay zero without tunnels, TLS, HTTP/2 or `--overhead`: empty (8 bytes, no
+    /// allocation) until one is not, so that tens of thousands of groups do not carry 80 bytes of zeros.
     private var rareSums: [Int] = []
-    private static let rareCount = 7
+    package static let rareCount = 10
 
     private func rare(_ i: Int) -> Int { rareSums.isEmpty ? 0 : rareSums[i] }
 
@@ -53,7 +62,7 @@ public struct SideTotals: Sendable, Equatable {
     /// Everything together, as each record's `wireBytes` sums it (derived: one field less per group).
     public var wireBytes: Int {
         bytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
-            &+ tlsOverheadBytes &+ tlsHandshakeBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes
     }
 
     public init() {}
@@ -71,7 +80,8 @@ public struct SideTotals: Sendable, Equatable {
         let tunnel = record.tunnelBytes, handshake = record.handshakeBytes, teardown = record.teardownBytes
         let packets = record.packetOverheadBytes, retransmitted = record.retransmittedBytes
         let tlsOverhead = record.tlsOverheadBytes, tlsHandshake = record.tlsHandshakeBytes
-        if tunnel | handshake | teardown | packets | retransmitted | tlsOverhead | tlsHandshake != 0 {
+        let h2Control = record.h2ControlBytes
+        if tunnel | handshake | teardown | packets | retransmitted | tlsOverhead | tlsHandshake | h2Control != 0 {
             tunnelBytes &+= tunnel
             handshakeBytes &+= handshake
             teardownBytes &+= teardown
@@ -79,6 +89,11 @@ public struct SideTotals: Sendable, Equatable {
             retransmittedBytes &+= retransmitted
             tlsOverheadBytes &+= tlsOverhead
             tlsHandshakeBytes &+= tlsHandshake
+            h2ControlBytes &+= h2Control
+        }
+        if let decoded = record.headerDecodedBytes {
+            headerDecodedSum &+= decoded
+            headerDecodedRecords &+= 1
         }
         if let decoded = record.decodedBodyBytes {
             decodedBodyBytes &+= decoded
@@ -109,6 +124,9 @@ public struct SideTotals: Sendable, Equatable {
         retransmittedBytes &+= other.retransmittedBytes
         tlsOverheadBytes &+= other.tlsOverheadBytes
         tlsHandshakeBytes &+= other.tlsHandshakeBytes
+        h2ControlBytes &+= other.h2ControlBytes
+        headerDecodedSum &+= other.headerDecodedSum
+        headerDecodedRecords &+= other.headerDecodedRecords
     }
 
     /// Connection overhead found for a record after the record itself was counted.
@@ -119,6 +137,7 @@ public struct SideTotals: Sendable, Equatable {
         packetOverheadBytes &+= overhead.packetOverheadBytes
         retransmittedBytes &+= overhead.retransmittedBytes
         tlsHandshakeBytes &+= overhead.tlsHandshakeBytes
+        h2ControlBytes &+= overhead.h2ControlBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

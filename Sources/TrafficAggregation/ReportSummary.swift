@@ -60,6 +60,14 @@ public struct ReportSummary: Sendable, Equatable {
     /// data after close, and overhead not chosen with `--overhead`.
     public var unattributedFrameBytes = 0
 
+    // HTTP/2 (issue 22).
+    /// The client preface and every frame that carries no message (SETTINGS, PING, WINDOW_UPDATE, PRIORITY,
+    /// RST_STREAM, GOAWAY, PUSH_PROMISE, unknown types), in both directions of every HTTP/2 connection, whether
+    /// `--overhead` attributed them to records or not: Σ transfer_bytes + this + non-HTTP bytes = delivered bytes.
+    public var h2ControlBytes = 0
+    /// HTTP/2 streams seen (client-initiated and pushed).
+    public var http2Streams = 0
+
     public init() {}
 
     /// Adds a shard's counts (parallel runs).
@@ -78,5 +86,6 @@ public struct ReportSummary: Sendable, Equatable {
         decodeErrors += o.decodeErrors; incompleteMessages += o.incompleteMessages; nonTCPPackets += o.nonTCPPackets
         captureFrameBytes += o.captureFrameBytes; nonHTTPFrameBytes += o.nonHTTPFrameBytes
         nonTCPFrameBytes += o.nonTCPFrameBytes; unattributedFrameBytes += o.unattributedFrameBytes
+        h2ControlBytes += o.h2ControlBytes; http2Streams += o.http2Streams
     }
 }

@@ -14,6 +14,8 @@ public struct ReportTimeline: Sendable {
     public struct Event: Sendable, Equatable {
         public var capture: Int
         public var connection: Int
+        /// The record's exchange index; for an HTTP/2 server push (no client ordinal), -1 − its stream, so that
+        /// it is a bar of its own rather than the response of the exchange it came with.
         public var index: Int
         public var kind: MessageRecord.Kind
         public var time: CaptureTime
@@ -67,7 +69,8 @@ public struct ReportTimeline: Sendable {
         addBytes(record.transferBytes, host: record.host, at: record.time)
         if let cutoff, record.time > cutoff { return }
         let event = Event(
-            capture: capture, connection: record.connection, index: record.index, kind: record.kind, time: record.time,
+            capture: capture, connection: record.connection,
+            index: record.flags.contains(.pushed) ? -1 &- (record.streamID ?? 0) : record.index, kind: record.kind, time: record.time,
             bytes: record.transferBytes, host: record.host, path: record.path, method: record.method, status: record.status)
         if eventLimit > 0 {
             events.append(event)

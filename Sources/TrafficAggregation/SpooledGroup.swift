@@ -1,7 +1,7 @@
 /// The byte form of a group in a `RecordSpool` (when a report has more groups than `groupsInMemory`): the
 /// key's hash (8 bytes, little-endian), the key (`GroupKeyBytes`), then the totals: a mask of the sums that
 /// are not zero (an unsigned varint, bit `i` for sum `i` of `GroupTotals.store(into:)`) and those sums as
-/// zigzag varints. Most of a group's 33 sums are zero (the rare ones, cookies, bodies of GETs): the mask
+/// zigzag varints. Most of a group's 43 sums are zero (the rare ones, cookies, bodies of GETs): the mask
 /// keeps an entry near 80 bytes (95 with every sum written), and writing the temporary file costs by the byte.
 ///
 /// After the sums comes the response-size histogram: its exact maximum, the number of non-empty buckets, and
@@ -14,8 +14,8 @@
 /// fails the tests instead of vanishing from large reports only.
 package enum SpooledGroup {
     package static let totalsFieldCount = 7
-    /// `SideTotals`' stored sums, the five rare ones included (stored together as `rareSums`: 11 properties).
-    package static let sideFieldCount = 17
+    /// `SideTotals`' stored sums, the ten rare ones included (stored together as `rareSums`: 11 properties).
+    package static let sideFieldCount = 10 + SideTotals.rareCount
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
     package static let sumCount = 3 + 2 * sideFieldCount
 

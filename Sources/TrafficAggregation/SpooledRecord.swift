@@ -13,7 +13,7 @@ package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
     /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 42
+    package static let fieldCount = 46
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -28,12 +28,15 @@ package enum SpooledRecord {
         bytes.spool(r.method)
         bytes.spool(r.status)
         bytes.spool(r.version)
+        bytes.spool(r.streamID)
         bytes.spool(r.host)
         bytes.spool(r.path)
         bytes.spool(r.query)
         bytes.spool(r.lineBytes)
         bytes.spool(r.headerBytes)
         bytes.spool(r.cookieBytes)
+        bytes.spool(r.headerDecodedBytes)
+        bytes.spool(r.cookieDecodedBytes)
         bytes.spool(r.bodyBytes)
         bytes.spool(r.encodedBodyBytes)
         bytes.spool(r.decodedBodyBytes)
@@ -60,6 +63,7 @@ package enum SpooledRecord {
         bytes.spool(r.tunnelBytes)
         bytes.spool(r.tlsOverheadBytes)
         bytes.spool(r.tlsHandshakeBytes)
+        bytes.spool(r.h2ControlBytes)
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
         bytes.spool(r.decrypted ? 1 : 0)
@@ -98,7 +102,7 @@ package enum SpooledRecord {
         else { return nil }
         let kind: MessageRecord.Kind = kindCode == 0 ? .request : kindCode == 1 ? .response : .tls
         guard let method = r.optionalString(), let status = r.optionalInt(), let version = r.optionalString(),
-            let host = r.string(), let path = r.string()
+            let streamID = r.optionalInt(), let host = r.string(), let path = r.string()
         else { return nil }
         var record = MessageRecord(
             connection: connection, index: index, kind: kind, time: CaptureTime(nanoseconds: Int64(time)),
@@ -106,14 +110,17 @@ package enum SpooledRecord {
         record.method = method
         record.status = status
         record.version = version
+        record.streamID = streamID
         guard let query = r.optionalString(), let line = r.int(), let header = r.int(), let cookie = r.int(),
-            let body = r.int(), let encoded = r.int(), let decoded = r.optionalInt(), let missing = r.int(),
-            let hasTLS = r.int()
+            let headerDecoded = r.optionalInt(), let cookieDecoded = r.optionalInt(), let body = r.int(),
+            let encoded = r.int(), let decoded = r.optionalInt(), let missing = r.int(), let hasTLS = r.int()
         else { return nil }
         record.query = query
         record.lineBytes = line
         record.headerBytes = header
         record.cookieBytes = cookie
+        record.headerDecodedBytes = headerDecoded
+        record.cookieDecodedBytes = cookieDecoded
         record.bodyBytes = body
         record.encodedBodyBytes = encoded
         record.decodedBodyBytes = decoded
@@ -137,8 +144,8 @@ package enum SpooledRecord {
             record.tls = tls
         }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
-            let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let offset = r.int(),
-            let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
+            let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let h2Control = r.int(),
+            let offset = r.int(), let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
             let wait = r.optionalInt(), let connect = Self.span(&r), let tlsHandshakeTime = Self.span(&r),
             let head = r.byteArray(), let body = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
@@ -152,6 +159,7 @@ package enum SpooledRecord {
         record.tunnelBytes = tunnel
         record.tlsOverheadBytes = tlsOverhead
         record.tlsHandshakeBytes = tlsHandshake
+        record.h2ControlBytes = h2Control
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
         record.decrypted = decrypted == 1

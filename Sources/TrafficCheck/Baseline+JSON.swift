@@ -21,9 +21,12 @@ extension Baseline {
             w.field("requests", group.counts.requests)
             w.field("responses", group.counts.responses)
             if group.counts.incomplete > 0 { w.field("incomplete_messages", group.counts.incomplete) }
-            for field in CheckField.byteFields { w.field(field.rawValue, group.counts.total(field)) }
+            // Optional fields (HTTP/2's decoded header sizes) only where the group has them: a baseline of
+            // HTTP/1 traffic is the same file it always was.
+            let fields = CheckField.byteFields.filter { group.counts.has($0) }
+            for field in fields { w.field(field.rawValue, group.counts.total(field)) }
             w.beginObject("per_request")
-            for field in CheckField.byteFields {
+            for field in fields {
                 w.field(field.rawValue, raw: group.counts.value(field, .perRequest).fixed(1))
             }
             w.endObject()

@@ -74,7 +74,9 @@ public struct Budget: Sendable, Equatable {
         for group in snapshot.groups {
             let host = snapshot.key(.host, of: group), path = snapshot.key(.path, of: group)
             for (index, rule) in rules.enumerated() where rule.matches(host: host, path: path) {
-                for limit in rule.limits {
+                // A limit on a field the group does not have (a decoded header size of an HTTP/1 group) does
+                // not apply to it.
+                for limit in rule.limits where group.counts.has(limit.field) {
                     results.append(BudgetResult(
                         keys: group.keys, rule: index, limit: limit,
                         actual: group.counts.value(limit.field, limit.metric)))

@@ -38,15 +38,16 @@ public struct CheckRules: Sendable, Equatable {
     ///
     /// The request count is checked only under `--metric total` (per request, a varying number of
     /// polls is expected) and only by the percentage, since a byte allowance means nothing for a
-    /// count; an override for `requests` checks it under either metric. Cookie fields are checked
-    /// only when an override names them (their bytes already count in request and response bytes).
+    /// count; an override for `requests` checks it under either metric. Cookie fields and decoded header
+    /// sizes are checked only when an override names them (cookie bytes already count in request and response
+    /// bytes; decoded header sizes are another view of bytes counted there).
     public func tolerance(for field: CheckField) -> Tolerance? {
         guard enforce, !ignoredFields.contains(field) else { return nil }
         if let override = fieldTolerances[field] { return override }
         switch field {
         case .requests:
             return metric == .total ? Tolerance(partsPerMillion: tolerance.partsPerMillion) : nil
-        case .requestCookieBytes, .responseCookieBytes:
+        case .requestCookieBytes, .responseCookieBytes, .requestHeaderDecodedBytes, .responseHeaderDecodedBytes:
             return nil
         default:
             return tolerance

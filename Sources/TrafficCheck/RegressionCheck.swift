@@ -15,7 +15,9 @@ public enum RegressionCheck {
                 // as if whole (a response cut by damage would read as a -99 % "ok").
                 return GroupDiff(keys: key, presence: .both, incomplete: true)
             case let (old?, new?):
-                return GroupDiff(keys: key, presence: .both, fields: fields.map { field in
+                // An optional field (HTTP/2's decoded header sizes) is compared only where both runs have it.
+                let known = fields.filter { old.has($0) && new.has($0) }
+                return GroupDiff(keys: key, presence: .both, fields: known.map { field in
                     FieldChange(
                         field: field, baseline: old.value(field, rules.metric), current: new.value(field, rules.metric),
                         tolerance: rules.tolerance(for: field))

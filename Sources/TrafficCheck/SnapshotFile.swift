@@ -104,7 +104,12 @@ public enum SnapshotFile {
             counts.responses = try integer("responses")
             // Written since baselines record damage; older files have none.
             if group["incomplete_messages"] != nil { counts.incomplete = try integer("incomplete_messages") }
-            for field in CheckField.byteFields { counts.bytes[field] = try integer(field.rawValue) }
+            for field in CheckField.byteFields {
+                // Optional fields (decoded header sizes, HTTP/2): absent or null in HTTP/1 groups, in reports'
+                // groups, and in every file written before they existed.
+                if field.isOptional, group[field.rawValue] == nil || group[field.rawValue] is NSNull { continue }
+                counts.bytes[field] = try integer(field.rawValue)
+            }
             groups.append(Snapshot.Group(keys: keys, counts: counts))
         }
         return groups

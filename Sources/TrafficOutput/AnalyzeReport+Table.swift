@@ -202,8 +202,15 @@ extension AnalyzeReport {
         let shown = visible.filter { $0 >= keyCount }.map { columns[$0].title }
         let legend = (Self.numericColumns + (showTimings ? Self.timingColumns : [])).filter { shown.contains($0.title) }
             .map(\.legend)
-        emit(summaryLines(width: width, legend: legend), to: write)
+        emit(summaryLines(width: width, legend: legend, http2Note: Self.http2GroupsNote), to: write)
     }
+
+    /// Under a table of a report with HTTP/2 messages: header byte columns are as sent, and where the decoded
+    /// sizes are (issue 22).
+    static let http2GroupsNote = "HTTP/2 header bytes are as sent (HPACK); decoded sizes: "
+        + "request_header_decoded_bytes / response_header_decoded_bytes in CSV and JSON"
+    static let http2MessagesNote = "HTTP/2 header bytes are as sent (HPACK); decoded size: header_decoded_bytes in "
+        + "CSV and JSON"
 
     func messagesTable(width: Int, chunkBytes: Int, to write: ByteSink) {
         var table = TextTable(columns: [
@@ -219,7 +226,8 @@ extension AnalyzeReport {
             if i == 0 { iterator = messages.makeIterator() }
             guard let (_, r) = iterator.next() else { return }
             cells.append(decimal: r.connection)
-            cells.append(decimal: r.index)
+            // A pushed stream has no client ordinal (`index` null in CSV and JSON).
+            if r.flags.contains(.pushed) { cells.append("push") } else { cells.append(decimal: r.index) }
             cells.append(r.kind == .request ? "req" : r.kind == .response ? "resp" : (r.tls?.direction == "client_to_server" ? "tls→" : "tls←"))
             cells.append(r.method ?? "")
             cells.append(r.status.map(String.init) ?? "")
@@ -237,7 +245,7 @@ extension AnalyzeReport {
             (9, "decoded: body after transfer and content decoding (? unknown)"),
             (10, "total: as sent; * cut by a gap or the capture's edge"),
         ].filter { visible.contains($0.0) }.map(\.1)
-        emit(summaryLines(width: width, legend: legend), to: write)
+        emit(summaryLines(width: width, legend: legend, http2Note: Self.http2MessagesNote), to: write)
     }
 
     /// Breaks a summary line at `; ` or spaces so that it fits the terminal.
@@ -257,7 +265,8 @@ extension AnalyzeReport {
         return result.joined(separator: "\n")
     }
 
-    func summaryLines(width: Int, legend: [String]) -> String {
+    /// `http2Note`: a line said when the report has HTTP/2 streams.
+    func summaryLines(width: Int, legend: [String], http2Note: String? = nil) -> String {
         let s = report.summary
         var lines: [String] = []
         let span = CaptureTime(nanoseconds: s.durationNanoseconds)
@@ -270,6 +279,7 @@ extension AnalyzeReport {
             + "\(s.unpairedResponses) responses")
         var extra: [String] = []
         if s.nonHTTPBytes > 0 { extra.append("non-HTTP \(bytes(s.nonHTTPBytes))") }
+        if s.h2ControlBytes > 0 { extra.append("HTTP/2 control frames \(bytes(s.h2ControlBytes))") }
         if s.tunnelBytes > 0 { extra.append("tunnelled \(bytes(s.tunnelBytes))") }
         if s.missingBytes > 0 { extra.append("missing \(bytes(s.missingBytes))") }
         if s.incompleteMessages > 0 { extra.append("\(s.incompleteMessages) incomplete messages (counted as seen)") }
@@ -295,6 +305,7 @@ extension AnalyzeReport {
             legendLine += (legendLine.isEmpty ? "" : "; ") + item
         }
         if !legendLine.isEmpty { lines.append(legendLine) }
+        if let http2Note, s.http2Streams > 0 { lines.append(http2Note) }
         return lines.map { Self.wrap($0, width: max(40, width)) }.joined(separator: "\n") + "\n"
     }
 }

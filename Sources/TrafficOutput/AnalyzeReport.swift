@@ -73,6 +73,17 @@ public struct AnalyzeReport {
     /// Approximate (`SizeHistogram`: within 6.25 %).
     static let waitColumns: [(name: String, quantile: Double)] = [("wait_median_seconds", 0.5), ("wait_p95_seconds", 0.95)]
 
+    /// HTTP/2 columns after the time columns (issue 22): each side's header blocks after HPACK decoding
+    /// (`request_header_bytes`/`response_header_bytes` are as sent), null/empty when no record of that side had
+    /// a decoded size (HTTP/1 groups); and the HTTP/2 control frames attributed with `--overhead` (0 otherwise).
+    static let http2Columns: [(name: String, value: @Sendable (GroupTotals) -> Int?)] = [
+        ("request_header_decoded_bytes", { $0.request.headerDecodedBytes }),
+        ("response_header_decoded_bytes", { $0.response.headerDecodedBytes }),
+        ("h2_control_bytes", { $0.request.h2ControlBytes &+ $0.response.h2ControlBytes }),
+    ]
+
+    private static let http2Keys = http2Columns.map { JSONWriter.Key($0.name) }
+
     /// Microseconds (`GroupTotals.waits`' unit) as exact decimal seconds.
     static func seconds(_ microseconds: Int?) -> String? {
         microseconds.map { CaptureTime(nanoseconds: Int64($0) * 1000).decimalString }
@@ -117,11 +128,15 @@ public struct AnalyzeReport {
 
     func groupsCSV(chunkBytes: Int, to write: ByteSink) {
         var w = CSVWriter()
-        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name) + Self.waitColumns.map(\.name))
+        w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name) + Self.waitColumns.map(\.name)
+            + Self.http2Columns.map(\.name))
         for group in report.groups {
             for key in group.keys { w.cell(key) }
             for column in Self.groupColumns { w.cell(column.value(group.totals)) }
             for column in Self.waitColumns { w.cell(Self.seconds(group.totals.waits.quantile(column.quantile)) ?? "") }
+            for column in Self.http2Columns {
+                if let value = column.value(group.totals) { w.cell(value) } else { w.cell("") }
+            }
             w.endRow()
             w.flush(over: chunkBytes, to: write)
         }
@@ -223,6 +238,10 @@ public struct AnalyzeReport {
         }
         for (name, count) in encapsulated.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
         w.endObject()
+        // HTTP/2 (issue 22): control frames and the preface of every connection, both directions, attributed or
+        // not; and the streams seen.
+        w.field("h2_control_bytes", s.h2ControlBytes)
+        w.field("http2_streams", s.http2Streams)
         w.endObject()
         w.beginArray("groups")
         for group in report.groups {
@@ -236,6 +255,7 @@ public struct AnalyzeReport {
                     w.field(column.name, Int?.none)
                 }
             }
+            for (key, column) in zip(Self.http2Keys, Self.http2Columns) { w.field(key, column.value(group.totals)) }
             w.endObject()
             w.flush(over: chunkBytes, to: write)
         }

@@ -46,17 +46,36 @@ public struct HARDocument {
         w.endObject()
         w.beginArray("entries")
         var current: Exchange?
+        // Server-pushed streams (HTTP/2) met while `current` was gathered: each is an entry of its own (a pushed
+        // stream's `index` is no client ordinal), its records kept together by stream, written after `current`
+        // in the order they came: entries stay in the order of their first record.
+        var pushed: [Exchange] = []
         func flush() {
             if let exchange = current { entry(exchange, to: &w) }
+            for exchange in pushed { entry(exchange, to: &w) }
             current = nil
+            pushed.removeAll()
             w.flush(over: chunkBytes, to: write)
         }
         for (capture, record) in report.messages ?? [] where record.kind != .tls {
-            if let open = current, let first = open.request ?? open.responses.first,
-                open.capture != capture || first.connection != record.connection || first.index != record.index
+            if let open = current ?? pushed.first, let first = open.request ?? open.responses.first,
+                open.capture != capture || first.connection != record.connection
             {
                 flush()
             }
+            if let stream = Self.pushedStream(record) {
+                if let at = pushed.firstIndex(where: { Self.pushedStream($0.responses[0]) == stream }) {
+                    pushed[at].responses.append(record)
+                } else {
+                    pushed.append(Exchange(capture: capture, responses: [record]))
+                }
+                continue
+            }
+            if let open = current, let first = open.request ?? open.responses.first, first.index != record.index {
+                flush()
+            }
+            // Pushed streams listed before this exchange's first record come before it.
+            if current == nil, !pushed.isEmpty { flush() }
             if current == nil { current = Exchange(capture: capture) }
             if record.kind == .request {
                 // Two requests never share an exchange number; a second one is its own entry all the same.
@@ -92,7 +111,10 @@ public struct HARDocument {
         w.field("serverIPAddress", Self.address(first.server))
         w.field("connection", report.captures.count > 1 ? "\(exchange.capture):\(first.connection)" : "\(first.connection)")
         if exchange.request != nil, response == nil { w.field("_incomplete", true) }
-        if exchange.request == nil { w.field("_unknown_request", true) }
+        if exchange.request == nil {
+            // A server push (HTTP/2) has no request on the wire, but its PUSH_PROMISE named it.
+            if let response, Self.pushedStream(response) != nil { w.field("_pushed", true) } else { w.field("_unknown_request", true) }
+        }
         if exchange.responses.count > 1 {
             // Interim (1xx) responses: their bytes are in no entry size; count and bytes say what they were.
             let interim = exchange.responses.dropLast()
@@ -108,8 +130,14 @@ public struct HARDocument {
             // A response whose request was not captured (the capture started late, or a gap): method and
             // URL unknown, sizes unknown (-1, as HAR says).
             let host = response?.host ?? ""
-            w.field("method", "(unknown)")
-            w.field("url", "\(Self.scheme(response))://\(host)/(unknown)")
+            if let response, Self.pushedStream(response) != nil {
+                // A pushed stream: the method and URL its PUSH_PROMISE gave (on its response record).
+                w.field("method", response.method ?? "(unknown)")
+                w.field("url", Self.url(response))
+            } else {
+                w.field("method", "(unknown)")
+                w.field("url", "\(Self.scheme(response))://\(host)/(unknown)")
+            }
             w.field("httpVersion", response?.version ?? "")
             w.beginArray("cookies")
             w.endArray()
@@ -212,6 +240,12 @@ public struct HARDocument {
     /// TLS record overhead of a decrypted message (headers, MACs, padding of its records); nil, and the field
     /// unwritten, for cleartext.
     static func tlsOverheadBytes(_ record: MessageRecord) -> Int? { record.decrypted ? record.tlsOverheadBytes : nil }
+
+    /// The stream of a server-pushed record (flag `pushed`), nil for any other: a pushed stream is an entry of
+    /// its own (its `index` is no client ordinal), its records kept together by stream.
+    static func pushedStream(_ record: MessageRecord) -> Int? {
+        record.flags.contains(.pushed) ? record.streamID ?? -1 : nil
+    }
 
     /// `https` for a message read from decrypted TLS records, else `http`.
     static func scheme(_ record: MessageRecord?) -> String {

@@ -48,6 +48,16 @@ public struct JSONWriter {
         bytes.appendDecimal(value)
     }
 
+    public mutating func field(_ key: Key, _ value: Int?) {
+        guard let value else {
+            separator()
+            bytes += key.quoted
+            if pretty { bytes.append(UInt8(ascii: " ")) }
+            return bytes.appendUTF8("null")
+        }
+        field(key, value)
+    }
+
     /// A number already formatted (e.g. exact decimal seconds).
     public mutating func field(_ key: String?, raw: String) {
         separator(key)

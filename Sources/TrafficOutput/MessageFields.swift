@@ -22,7 +22,8 @@ enum MessageFields {
     /// The fields one by one: a list of them per record cost more than writing them.
     static func forEach(_ r: MessageRecord, _ body: (String, Value) -> Void) {
         body("connection", .number(r.connection))
-        body("index", .number(r.index))
+        // A pushed stream (HTTP/2 server push) has no client ordinal: null.
+        body("index", .number(r.flags.contains(.pushed) ? nil : r.index))
         body("kind", .text(r.kind.rawValue))
         body("time", .time(r.time))
         body("client", .text(r.client))
@@ -70,6 +71,13 @@ enum MessageFields {
         // record spans a whole connection direction: no last byte time is kept for it (null).
         body("first_byte_time", .time(r.time))
         body("last_byte_time", .time(r.kind == .tls ? nil : r.lastByteTime))
+        // HTTP/2 (issue 22): the stream; the header block's and the cookie fields' sizes after HPACK decoding
+        // (`header_bytes` and `cookie_bytes` are as sent), null for HTTP/1 and where HPACK state was lost; the
+        // control frames attributed to this record with `--overhead` (0 otherwise; part of `wire_bytes`).
+        body("stream_id", .number(r.streamID))
+        body("header_decoded_bytes", .number(r.headerDecodedBytes))
+        body("cookie_decoded_bytes", .number(r.cookieDecodedBytes))
+        body("h2_control_bytes", .number(r.h2ControlBytes))
     }
 
     static func csvCell(_ value: Value) -> String {

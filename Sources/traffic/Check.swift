@@ -21,7 +21,9 @@ struct CheckCommand: ParsableCommand {
             a change fails only when it exceeds both. --field-tolerance FIELD=LIMIT[,LIMIT] replaces them \
             for one field (LIMIT: 5%, 2KiB, a request count for `requests`, or off); fields: requests, \
             request_bytes, response_bytes, request_decoded_body_bytes, response_decoded_body_bytes, \
-            request_cookie_bytes, response_cookie_bytes. Grouping comes from the baseline. \
+            request_cookie_bytes, response_cookie_bytes, request_header_decoded_bytes, \
+            response_header_decoded_bytes (HTTP/2 header blocks after HPACK decoding; compared where both runs \
+            have them). Grouping comes from the baseline. \
             A check that compared nothing fails (exit 1): captures without HTTP, or none of the baseline's \
             endpoints found (a wrong capture or --filter); --allow-empty lets it pass. Capture damage and \
             messages cut short fail the check unless --allow-damaged; an endpoint with a message cut short is \

@@ -49,6 +49,10 @@ import TrafficSessions
         full.complete = false
         full.paired = true
         full.flags = [.gap, .decodeError, .resumed]
+        full.streamID = 1 << 31 - 1
+        full.headerDecodedBytes = 9_000_000_000
+        full.cookieDecodedBytes = 1
+        full.h2ControlBytes = 4_096
         var tls = MessageRecord(
             connection: 9, index: 1, kind: .tls, time: CaptureTime(nanoseconds: 1), client: "a", server: "b",
             host: "sni.example", path: "(tls)")
@@ -62,7 +66,24 @@ import TrafficSessions
         bytes.cipherSuite = "TLS_AES_128_GCM_SHA256"
         bytes.alpnOffered = "h2,http/1.1"
         tls.tls = bytes
-        return [plain, full, tls]
+        // HTTP/2 (issue 22): zero is not null. A pushed response: stream 2, everything decoded at zero bytes
+        // (an empty header block is impossible, but the byte form must not care), no control bytes.
+        var pushed = MessageRecord(
+            connection: 3, index: 0, kind: .response, time: CaptureTime(nanoseconds: 2), client: "c", server: "s",
+            host: "h2.example", path: "/style.css")
+        pushed.version = "HTTP/2"
+        pushed.streamID = 2
+        pushed.headerDecodedBytes = 0
+        pushed.cookieDecodedBytes = 0
+        pushed.flags = [.pushed, .reset, .hpackError, .frameError]
+        // Stream 0 and a decoded header size with its cookie size unknown.
+        var zero = pushed
+        zero.streamID = 0
+        zero.headerDecodedBytes = 37
+        zero.cookieDecodedBytes = nil
+        zero.h2ControlBytes = 24 + 9
+        zero.flags = []
+        return [plain, full, tls, pushed, zero]
     }
 
     @Test func recordsComeBackFieldForField() {

@@ -19,6 +19,23 @@ import Testing
         #expect(cookie[0].path == "/" && cookie[0].httpOnly && !cookie[0].secure)
     }
 
+    /// HTTP/2 heads as the parser keeps them (issue 22): `HTTP/2 200` has no reason phrase, pseudo-header fields
+    /// are not repeated, names are lower case, and `cookie` fields may come as several crumbs.
+    @Test func http2HeadsWithoutReasonPhrase() {
+        let response = HARHead(Array("HTTP/2 200\ncontent-type: application/json\nset-cookie: a=1; Path=/\nset-cookie: b=2\n".utf8))
+        #expect(response.startLine == "HTTP/2 200")
+        #expect(response.reasonPhrase == "")
+        #expect(response.fields.map(\.name) == ["content-type", "set-cookie", "set-cookie"])
+        #expect(response.responseCookies.map(\.name) == ["a", "b"] && response.responseCookies[0].path == "/")
+        let request = HARHead(Array("GET /path?q HTTP/2\naccept: */*\ncookie: a=1\ncookie: b=2; c=3\n".utf8))
+        #expect(request.startLine == "GET /path?q HTTP/2")
+        #expect(request.values("Accept") == ["*/*"])
+        #expect(request.requestCookies.map { "\($0.name)=\($0.value)" } == ["a=1", "b=2", "c=3"])
+        // A head of a start line alone (a 204, a HEAD request's answer).
+        let bare = HARHead(Array("HTTP/2 204\n".utf8))
+        #expect(bare.startLine == "HTTP/2 204" && bare.fields.isEmpty && bare.reasonPhrase == "")
+    }
+
     @Test func requestCookiesArePairs() {
         let parsed = HARHead(Array("GET / HTTP/1.1\nCookie: id=42; theme=dark;flag\ncookie: x=y=z\n".utf8))
         #expect(parsed.requestCookies.map { "\($0.name)|\($0.value)" } == ["id|42", "theme|dark", "|flag", "x|y=z"])

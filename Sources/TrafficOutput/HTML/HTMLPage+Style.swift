@@ -5,7 +5,7 @@ extension HTMLPage {
     static let style = """
         :root{--fg:#1b1f24;--muted:#59636e;--line:#d0d7de;--bg:#fff;--panel:#f6f8fa;--bad:#b42318;--good:#1a7f37;
         --c-line:#6e40c9;--c-header:#0969da;--c-cookie:#bf8700;--c-body:#1a7f37;--c-tls:#8c959f;--c-overhead:#cf222e;
-        --c-tunnel:#953800;--c-nonhttp:#d0d7de;--c-req:#0969da;--c-resp:#1a7f37}
+        --c-tunnel:#953800;--c-nonhttp:#d0d7de;--c-req:#0969da;--c-resp:#1a7f37;--c-h2:#1b7c83}
         *{box-sizing:border-box}
         body{margin:0;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
         main{max-width:1280px;margin:0 auto;padding:16px 20px 40px}
@@ -22,6 +22,7 @@ extension HTMLPage {
         .s-tls{fill:var(--c-tls);background:var(--c-tls)}.s-overhead{fill:var(--c-overhead);background:var(--c-overhead)}
         .s-tunnel{fill:var(--c-tunnel);background:var(--c-tunnel)}.s-nonhttp{fill:var(--c-nonhttp);background:var(--c-nonhttp)}
         .s-req{fill:var(--c-req);background:var(--c-req)}.s-resp{fill:var(--c-resp);background:var(--c-resp)}
+        .s-h2{fill:var(--c-h2);background:var(--c-h2)}
         svg text{font:11px system-ui,sans-serif}
         .bar{display:block;width:100%;height:22px}
         .rowbar{display:block;width:140px;height:12px}

@@ -26,7 +26,7 @@ extension HTMLReport {
         html.raw("</dd></div>\n</dl>\n</header>\n")
 
         html.raw("<section aria-labelledby=\"h-where\">\n<h2 id=\"h-where\">Where the bytes go</h2>\n")
-        let bar = StackedBar(Self.whereParts(report.totals, nonHTTPBytes: s.nonHTTPBytes))
+        let bar = StackedBar(Self.whereParts(report.totals, nonHTTPBytes: s.nonHTTPBytes, h2ControlBytes: s.h2ControlBytes))
         bar.svg(width: 1000, height: 22, cssClass: "bar", label: "Where the bytes go", into: &html)
         bar.legend(into: &html)
         var notes: [String] = []
@@ -62,8 +62,9 @@ extension HTMLReport {
     }
 
     /// The run's bytes by kind: start lines, headers without cookies, cookies, bodies as sent, TLS records
-    /// (encrypted, unseen inside), tunnels, connection overhead (`--overhead`), and streams that were not HTTP.
-    static func whereParts(_ t: GroupTotals, nonHTTPBytes: Int) -> [StackedBar.Part] {
+    /// (encrypted, unseen inside), tunnels, connection overhead (`--overhead`), HTTP/2 control frames (all of
+    /// them, from the summary: attributed to records with `--overhead` or not), and streams that were not HTTP.
+    static func whereParts(_ t: GroupTotals, nonHTTPBytes: Int, h2ControlBytes: Int = 0) -> [StackedBar.Part] {
         var parts = rowParts(t)
         let tunnel = t.request.tunnelBytes &+ t.response.tunnelBytes
         let overhead = [t.request, t.response].reduce(0) {
@@ -71,6 +72,7 @@ extension HTMLReport {
         }
         parts.append(StackedBar.Part("tunnels", "s-tunnel", tunnel))
         parts.append(StackedBar.Part("TCP/IP overhead", "s-overhead", overhead))
+        parts.append(StackedBar.Part("HTTP/2 control frames", "s-h2", h2ControlBytes))
         parts.append(StackedBar.Part("not HTTP", "s-nonhttp", nonHTTPBytes))
         return parts
     }

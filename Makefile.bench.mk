@@ -1,10 +1,12 @@
 # Benchmarks: `include Makefile.bench.mk` from the main Makefile. See Benchmarks/README.md.
 #   make bench                       whole-process benchmarks on a generated 1 GiB capture
 #   make bench BENCH_SIZE=100MiB     a quicker run; also BENCH_TSHARK=0, BENCH_SCALING=1
+#   make bench VARIANT=h2            only the HTTP/2 capture (VARIANT=all: cleartext, HTTPS and HTTP/2)
 #   make bench-stages                per-stage micro-benchmarks (ordo-one/benchmark)
 #   make bench-instructions          callgrind instruction counts against Benchmarks/instruction-limits.txt
 SWIFT ?= swift
-export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE BENCH_RUNS BENCH_VERIFY
+BENCH_VARIANT ?= $(VARIANT)
+export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE BENCH_RUNS BENCH_VERIFY BENCH_VARIANT
 
 # Keep whatever default goal the including Makefile has, wherever the include line sits.
 _bench_default_goal := $(.DEFAULT_GOAL)

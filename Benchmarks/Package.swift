@@ -3,7 +3,8 @@ import PackageDescription
 
 // Benchmarks for `traffic`, kept out of the main package so that `make test` never builds them.
 //
-// - traffic-bench-gen: writes a deterministic, realistic HTTP/1.1 capture and its MANIFEST.json.
+// - traffic-bench-gen: writes a deterministic, realistic HTTP/1.1 capture (or its HTTPS or HTTP/2 form) and its
+//   MANIFEST.json.
 // - traffic-bench-floor: the bare libpcap read loop, the floor any analyzer is measured against.
 // - TrafficStages: per-stage micro-benchmarks (ordo-one/benchmark), run with
 //   `swift package --package-path Benchmarks benchmark`.

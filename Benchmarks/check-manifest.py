@@ -11,6 +11,16 @@ connection was decrypted (tls_decrypted == tls_connections == the manifest's cou
 each group's tls_overhead_bytes must equal the manifest's. --same-as also checks that the HTTPS manifest's
 groups are those of the cleartext capture of the same seed (every field but tls_overhead_bytes), so that
 matching one proves the decrypted numbers equal the cleartext ones.
+
+For an HTTP/2 capture (`traffic-bench-gen --h2`, whose manifest has an "http2" object), give the JSON output of
+`traffic analyze --normalize-paths --format json`. Every group column must be there (a missing one is a
+difference, not a skip: the check fails until the analyzer reports HTTP/2 records), including
+request_header_decoded_bytes and response_header_decoded_bytes; header bytes are the HEADERS + CONTINUATION
+frames as sent (line bytes 0), body bytes the DATA frames (9 + payload each). The summary must have the
+manifest's request and response records, connections, h2_control_bytes (preface, SETTINGS, WINDOW_UPDATE, PING,
+GOAWAY of both directions), no non-HTTP or missing bytes, no incomplete or unpaired messages, no decode errors
+and no anomalies. --same-as then checks that the HTTP/2 capture carries the cleartext capture's exchanges
+(records, methods, statuses, paths and body sizes per group).
 """
 import csv
 import json
@@ -35,6 +45,32 @@ FIELDS = [
 
 TLS_FIELDS = [(["tls_overhead_bytes"], "tls_overhead_bytes")]
 
+HTTP2_FIELDS = [
+    (["request_header_decoded_bytes"], "request_header_decoded_bytes"),
+    (["response_header_decoded_bytes"], "response_header_decoded_bytes"),
+]
+
+# Fields an HTTP/2 manifest shares with the cleartext manifest of the same seed and size (the same exchanges).
+SAME_EXCHANGES = ["host", "path", "requests", "responses", "methods", "statuses", "distinct_paths",
+                  "request_encoded_body_bytes", "request_decoded_body_bytes", "response_encoded_body_bytes",
+                  "response_decoded_body_bytes", "gzip_responses"]
+
+
+def check_http2_summary(summary, manifest, problems):
+    """The HTTP/2 capture's summary: the generator's expected totals, and nothing the clean capture cannot have."""
+    h2 = manifest["http2"]
+    expected = [("requests", h2["request_records"]), ("responses", h2["response_records"]),
+                ("connections", manifest["connections"]), ("h2_control_bytes", h2["h2_control_bytes"]),
+                ("non_http_bytes", 0), ("missing_bytes", 0), ("incomplete_messages", 0),
+                ("unpaired_requests", 0), ("unpaired_responses", 0), ("decode_errors", 0)]
+    for name, want in expected:
+        if name not in summary:
+            problems.append(f"summary: no {name} (does the analyzer report HTTP/2?), expected {want}")
+        elif summary[name] != want:
+            problems.append(f"summary: {name} = {summary[name]}, expected {want}")
+    if summary.get("anomalies"):
+        problems.append(f"summary: anomalies {summary['anomalies']}, expected none")
+
 
 def read_analysis(path):
     """The groups (host, path) -> row, and the summary (None for CSV)."""
@@ -53,7 +89,13 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     rows, summary = read_analysis(analysis_path)
     problems = []
     tls = manifest.get("tls")
-    fields = FIELDS + (TLS_FIELDS if tls else [])
+    http2 = manifest.get("http2")
+    fields = FIELDS + (TLS_FIELDS if tls else []) + (HTTP2_FIELDS if http2 else [])
+    if http2:
+        if summary is None:
+            problems.append("HTTP/2 manifest: give the JSON output, whose summary has h2_control_bytes")
+        else:
+            check_http2_summary(summary, manifest, problems)
     if tls:
         if summary is None:
             problems.append("HTTPS manifest: give the JSON output, whose summary says what was decrypted")
@@ -65,7 +107,10 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     if cleartext_manifest_path:
         with open(cleartext_manifest_path) as f:
             cleartext = json.load(f)
-        strip = lambda e: {k: v for k, v in e.items() if k != "tls_overhead_bytes"}
+        if http2:
+            strip = lambda e: {k: e.get(k) for k in SAME_EXCHANGES}
+        else:
+            strip = lambda e: {k: v for k, v in e.items() if k != "tls_overhead_bytes"}
         if [strip(e) for e in manifest["endpoints"]] != [strip(e) for e in cleartext["endpoints"]]:
             problems.append(f"{manifest_path}: its groups differ from those of {cleartext_manifest_path}")
         elif manifest["connections"] != cleartext["connections"]:
@@ -79,7 +124,12 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
             continue
         row, entry = rows[key], expected[key]
         for columns, field in fields:
-            if not all(c in row for c in columns) or field not in entry:
+            if field not in entry:
+                continue
+            if not all(c in row for c in columns):
+                if http2:  # every column is required: a missing one is a failure, not a skip
+                    missing = [c for c in columns if c not in row]
+                    problems.append(f"{key[0]} {key[1]}: no column {', '.join(missing)} in the analysis")
                 continue
             got = sum(int(row[c] or 0) for c in columns)
             if got != entry[field]:
@@ -89,8 +139,11 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     what = "groups checked against the manifest"
     if tls and summary is not None:
         what += f" (and {summary.get('tls_decrypted')} of {summary.get('tls_connections')} TLS connections decrypted)"
+    if http2 and summary is not None:
+        what += f" (and the HTTP/2 summary: {http2['request_records']} + {http2['response_records']} records, " \
+                f"h2_control_bytes {http2['h2_control_bytes']})"
     if cleartext_manifest_path:
-        what += ", the same groups as the cleartext manifest"
+        what += ", the same exchanges as the cleartext manifest" if http2 else ", the same groups as the cleartext manifest"
     print(f"{len(expected)} {what}, {len(problems)} differences")
     return 1 if problems else 0
 

@@ -12,6 +12,14 @@
 #   e  tshark -q -z http,tree -r FILE            (when tshark is installed and BENCH_TSHARK is not 0)
 #   h  traffic analyze --keylog KEYS HTTPS-FILE  (the same exchanges in TLS: traffic-bench-gen --tls);
 #      h1, h2 with --jobs 1 and 2; the ratio to (b), peak RSS, and --jobs 1 vs 2 output compared
+#   a2 the libpcap floor on the HTTP/2 capture (traffic-bench-gen --h2: the same exchanges as h2c)
+#   h2c traffic analyze H2-FILE; h2c1, h2c2 with --jobs 1 and 2; goals: >= 1 GB/s, peak RSS <= 64 MiB
+#   g, gtls, gh2: the generator, each time it writes a capture (cached captures are not regenerated)
+#
+# Every variant checks the analyzer's numbers against the generator's manifest and the script exits 1 when
+# one differs (after printing everything). The HTTP/2 check compares the groups (records, header bytes as
+# sent and decoded, DATA frame bytes, decoded bodies) and the summary (records, h2_control_bytes, no
+# anomalies) with the generator's expected totals: it fails until the analyzer reports HTTP/2 records.
 #
 # Environment:
 #   BENCH_SIZE=1GiB       capture size (e.g. 100MiB for a quick run)
@@ -23,6 +31,8 @@
 #   BENCH_RUNS=3          runs per measurement: the shortest wall time and the largest peak RSS are kept
 #   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
 #   BENCH_TLS=0           skip the HTTPS runs (h, h1, h2)
+#   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1 and HTTPS), h2 (HTTP/2 only: a2, h2c*),
+#                         http (cleartext only), https (HTTPS only), all (the three); `make bench VARIANT=h2`
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +41,19 @@ SEED=${BENCH_SEED:-1}
 SCRATCH=${BENCH_SCRATCH:-$ROOT/.build-bench}
 CAPTURES=$ROOT/.build/bench
 SWIFT=${SWIFT:-swift}
+VARIANT=${BENCH_VARIANT:-default}
+case $VARIANT in
+default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=0 ;;
+http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 ;;
+https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 ;;
+h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 ;;
+all) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 ;;
+*)
+    echo "bench.sh: BENCH_VARIANT (VARIANT) is default, h2, http, https or all, not '$VARIANT'" >&2
+    exit 2
+    ;;
+esac
+[ "${BENCH_TLS:-1}" = 0 ] && RUN_TLS=0
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -55,15 +78,22 @@ GEN=$SCRATCH/release/traffic-bench-gen
 FLOOR=$SCRATCH/release/traffic-bench-floor
 
 # Generates the capture of size $1 unless it is cached and newer than the generator; prints its path.
-# With $2 = tls: the HTTPS variant (bench-SIZE-tls.pcap and its key log bench-SIZE-tls.keylog).
+# With $2 = tls: the HTTPS variant (bench-SIZE-tls.pcap and its key log bench-SIZE-tls.keylog); with $2 = h2:
+# the HTTP/2 variant (bench-SIZE-h2.pcap). A generation is timed (wall, peak RSS) as run g, gtls or gh2.
+: >"$WORK/generation"
 capture_for() {
     local size=$1 stem=$CAPTURES/bench-$1${2:+-$2}
     local file=$stem.pcap
     mkdir -p "$CAPTURES"
     if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ ! -s "$file" ] || [ "$GEN" -nt "$file" ] \
-        || [ ! -s "$stem.MANIFEST.json" ] || { [ -n "${2:-}" ] && [ ! -s "$stem.keylog" ]; }; then
+        || [ ! -s "$stem.MANIFEST.json" ] || { [ "${2:-}" = tls ] && [ ! -s "$stem.keylog" ]; }; then
         log "Generating $file"
-        "$GEN" --size "$size" --seed "$SEED" ${2:+--tls} "$file" >&2
+        local start end
+        start=$(date +%s%N)
+        /usr/bin/time -f "%M" -o "$WORK/gen-time" "$GEN" --size "$size" --seed "$SEED" ${2:+--$2} "$file" >&2
+        end=$(date +%s%N)
+        echo "g${2:-} $size $(awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }') $(tail -n 1 "$WORK/gen-time") $(stat -c %s "$file")" \
+            >>"$WORK/generation"
     fi
     printf '%s\n' "$file"
 }
@@ -92,9 +122,20 @@ measure() {
 }
 na() { echo "$1 n/a" >>"$WORK/results"; }
 
+: >"$WORK/results"
+: >"$WORK/failures"
+HAS_ANALYZE=0
+if "$TRAFFIC" --help 2>/dev/null | grep -E '^[[:space:]]+analyze([[:space:]]|$)' >/dev/null; then HAS_ANALYZE=1; fi
+# (grep reads the whole help: with -q it could exit first and fail the pipeline with SIGPIPE under pipefail.)
+has_option() { "$TRAFFIC" analyze --help 2>/dev/null | grep -- "$1" >/dev/null; }
+# In the cleartext capture's absence (BENCH_VARIANT=h2 or https) its rows are not run.
+FILE=
+FILE_BYTES=0
+PACKETS=0
+
+if [ $RUN_HTTP = 1 ]; then
 FILE=$(capture_for "$SIZE")
 FILE_BYTES=$(stat -c %s "$FILE")
-: >"$WORK/results"
 
 # (a) The floor; it also warms the page cache for the runs after it.
 "$FLOOR" "$FILE" >/dev/null
@@ -102,9 +143,6 @@ PACKETS=$("$FLOOR" "$FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
 measure a "$FLOOR" "$FILE"
 
 # (b)–(d): traffic analyze, or traffic connections while analyze does not exist yet.
-HAS_ANALYZE=0
-if "$TRAFFIC" --help 2>/dev/null | grep -qE '^[[:space:]]+analyze([[:space:]]|$)'; then HAS_ANALYZE=1; fi
-has_option() { "$TRAFFIC" analyze --help 2>/dev/null | grep -q -- "$1"; }
 if [ $HAS_ANALYZE = 1 ]; then
     B_LABEL="traffic analyze"
     measure b "$TRAFFIC" analyze "$FILE"
@@ -121,7 +159,7 @@ if [ $HAS_ANALYZE = 1 ]; then
 else
     B_LABEL="traffic connections (stand-in)"
     measure b "$TRAFFIC" connections "$FILE"
-    if "$TRAFFIC" connections --help 2>/dev/null | grep -q -- --jobs; then
+    if "$TRAFFIC" connections --help 2>/dev/null | grep -- --jobs >/dev/null; then
         measure b2 "$TRAFFIC" connections --jobs 2 "$FILE"
     else
         na b2
@@ -129,10 +167,11 @@ else
     na c
     na d
 fi
+fi
 
 # (h) HTTPS: the same exchanges in TLS 1.2/1.3, decrypted with the generator's key log.
 HAS_KEYLOG=0
-if [ "${BENCH_TLS:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ] && has_option --keylog; then
+if [ $RUN_TLS = 1 ] && [ $HAS_ANALYZE = 1 ] && has_option --keylog; then
     HAS_KEYLOG=1
     TLS_FILE=$(capture_for "$SIZE" tls)
     TLS_KEYS=${TLS_FILE%.pcap}.keylog
@@ -144,14 +183,32 @@ if [ "${BENCH_TLS:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ] && has_option --keylog; th
         measure h1 "$TRAFFIC" analyze --jobs 1 --keylog "$TLS_KEYS" "$TLS_FILE"
         measure h2 "$TRAFFIC" analyze --jobs 2 --keylog "$TLS_KEYS" "$TLS_FILE"
     fi
-else
+elif [ $RUN_TLS = 1 ]; then
     na h
 fi
 
+# (h2c) HTTP/2 with prior knowledge: the same exchanges as the cleartext capture, multiplexed, HPACK headers.
+if [ $RUN_H2 = 1 ]; then
+    H2_FILE=$(capture_for "$SIZE" h2)
+    H2_FILE_BYTES=$(stat -c %s "$H2_FILE")
+    "$FLOOR" "$H2_FILE" >/dev/null  # into the page cache
+    H2_PACKETS=$("$FLOOR" "$H2_FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+    measure a2 "$FLOOR" "$H2_FILE"
+    if [ $HAS_ANALYZE = 1 ]; then
+        measure h2c "$TRAFFIC" analyze "$H2_FILE"
+        if has_option --jobs; then
+            measure h2c1 "$TRAFFIC" analyze --jobs 1 "$H2_FILE"
+            measure h2c2 "$TRAFFIC" analyze --jobs 2 "$H2_FILE"
+        fi
+    else
+        na h2c
+    fi
+fi
+
 # (e) tshark, the reference for speed.
-if [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
+if [ $RUN_HTTP = 1 ] && [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
     BENCH_RUNS=1 measure e tshark -q -z http,tree -r "$FILE"  # a minute a run; one is plenty
-else
+elif [ $RUN_HTTP = 1 ]; then
     na e
 fi
 
@@ -169,26 +226,43 @@ describe() {
     h) echo "HTTPS: traffic analyze --keylog" ;;
     h1) echo "HTTPS: traffic analyze --keylog --jobs 1" ;;
     h2) echo "HTTPS: traffic analyze --keylog --jobs 2" ;;
+    a2) echo "HTTP/2: libpcap read loop (floor)" ;;
+    h2c) echo "HTTP/2: traffic analyze" ;;
+    h2c1) echo "HTTP/2: traffic analyze --jobs 1" ;;
+    h2c2) echo "HTTP/2: traffic analyze --jobs 2" ;;
     esac
 }
 
 echo
-echo "Capture: $FILE ($FILE_BYTES bytes, $PACKETS packets; manifest ${FILE%.pcap}.MANIFEST.json)"
+[ -n "$FILE" ] && echo "Capture: $FILE ($FILE_BYTES bytes, $PACKETS packets; manifest ${FILE%.pcap}.MANIFEST.json)"
+[ $RUN_H2 = 1 ] && echo "HTTP/2: $H2_FILE ($H2_FILE_BYTES bytes, $H2_PACKETS packets; manifest ${H2_FILE%.pcap}.MANIFEST.json)"
 echo "Machine: $(nproc) cores, $(uname -sm); traffic: $("$TRAFFIC" --version 2>/dev/null || echo '?')"
 echo
-printf '%-3s %-42s %9s %9s %12s %10s\n' "" "run" "wall s" "MB/s" "packets/s" "RSS MiB"
+printf '%-4s %-42s %9s %9s %12s %10s\n' "" "run" "wall s" "MB/s" "packets/s" "RSS MiB"
 while read -r name wall rss; do
     if [ "$wall" = n/a ] || [ "$wall" = failed ]; then
-        printf '%-3s %-42s %9s %9s %12s %10s\n' "$name" "$(describe "$name")" "$wall" "$wall" "$wall" "$wall"
+        printf '%-4s %-42s %9s %9s %12s %10s\n' "$name" "$(describe "$name")" "$wall" "$wall" "$wall" "$wall"
         continue
     fi
     bytes=$FILE_BYTES packets=$PACKETS
-    case $name in h*) bytes=$TLS_FILE_BYTES packets=$TLS_PACKETS ;; esac
+    case $name in
+    a2 | h2c*) bytes=$H2_FILE_BYTES packets=$H2_PACKETS ;;
+    h*) bytes=$TLS_FILE_BYTES packets=$TLS_PACKETS ;;
+    esac
     awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$bytes" -v p="$packets" 'BEGIN {
         s = (w > 0) ? w : 0.005
-        printf "%-3s %-42s %9.3f %9.1f %12.0f %10.1f\n", n, d, w, b / s / 1e6, p / s, r / 1024
+        printf "%-4s %-42s %9.3f %9.1f %12.0f %10.1f\n", n, d, w, b / s / 1e6, p / s, r / 1024
     }'
 done <"$WORK/results"
+if [ -s "$WORK/generation" ]; then
+    echo
+    echo "Generation (traffic-bench-gen, this run):"
+    while read -r name size wall rss bytes; do
+        awk -v n="$name" -v z="$size" -v w="$wall" -v r="$rss" -v b="$bytes" 'BEGIN {
+            printf "  %-5s --size %-7s %12d bytes in %7.3f s (%6.1f MB/s), peak RSS %6.1f MiB\n", n, z, b, w, b / w / 1e6, r / 1024
+        }'
+    done <"$WORK/generation"
+fi
 
 wall_of() { awk -v n="$1" '$1 == n && $2 != "n/a" && $2 != "failed" { print $2 }' "$WORK/results"; }
 # ratio A B [FORMAT]: A's wall time over B's, printed with FORMAT (default "%.2fx the time").
@@ -203,9 +277,19 @@ ratio() {
     fi
 }
 echo
-echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
-echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(ratio e b '%.1fx faster')"
-echo "n2/e (--normalize-paths --jobs 2):  traffic is $(ratio e n2 '%.1fx faster')"
+if [ $RUN_HTTP = 1 ]; then
+    echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
+    echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(ratio e b '%.1fx faster')"
+    echo "n2/e (--normalize-paths --jobs 2):  traffic is $(ratio e n2 '%.1fx faster')"
+fi
+if [ $RUN_H2 = 1 ] && [ -n "$(wall_of h2c)" ]; then
+    awk -v w="$(wall_of h2c)" -v b="$H2_FILE_BYTES" -v r="$(awk '$1 == "h2c" { print $3 }' "$WORK/results")" 'BEGIN {
+        m = b / w / 1e6
+        printf "h2c (HTTP/2, default options): %.0f MB/s (goal >= 1000): %s; peak RSS %.1f MiB (goal <= 64): %s\n", m, (m >= 1000) ? "met" : "missed", r / 1024, (r / 1024 <= 64) ? "met" : "missed"
+    }'
+    echo "h2c/a2 (HTTP/2 vs the libpcap floor): $(ratio h2c a2)"
+    [ $RUN_HTTP = 1 ] && echo "h2c vs b (the same exchanges as HTTP/1.1): $(ratio h2c b)"
+fi
 if [ $HAS_KEYLOG = 1 ]; then
     # Both captures carry the same HTTP exchanges; the HTTPS file is larger by its handshakes and record overhead.
     hb=$(wall_of h)
@@ -231,31 +315,51 @@ if [ $HAS_KEYLOG = 1 ]; then
     fi
 fi
 
-# Correctness: the analyzer's per host+path numbers must equal the generator's ground truth.
+# Correctness: the analyzer's per host+path numbers must equal the generator's ground truth. A check that
+# fails is reported here and makes the script exit 1 at the end.
+# verify LABEL ANALYZE-ARGS... -- CHECK-ARGS...: runs traffic analyze (output to $WORK/verify.out) and
+# check-manifest.py on it.
+verify() {
+    local label=$1 analyze=() check=()
+    shift
+    while [ "$1" != -- ]; do analyze+=("$1"); shift; done
+    shift
+    check=("$@")
+    log "[$label] traffic analyze ${analyze[*]}"
+    if ! "$TRAFFIC" analyze "${analyze[@]}" >"$WORK/verify.out" 2>"$WORK/stderr"; then
+        echo "$label: FAILED: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+        echo "$label" >>"$WORK/failures"
+        return
+    fi
+    if python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/verify.out" "${check[@]}" >"$WORK/check" 2>&1; then
+        awk -v l="$label" '{ print l ": " $0 }' "$WORK/check"
+    else
+        awk -v l="$label" '{ print l ": " $0 }' "$WORK/check"
+        echo "$label: FAILED (the analyzer's numbers differ from the generator's manifest)"
+        echo "$label" >>"$WORK/failures"
+    fi
+}
 if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
     echo
-    log "[verify] traffic analyze --normalize-paths --format csv $FILE"
-    if "$TRAFFIC" analyze --normalize-paths --format csv "$FILE" >"$WORK/analyze.csv" 2>"$WORK/stderr"; then
-        python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/analyze.csv" "${FILE%.pcap}.MANIFEST.json" \
-            | sed 's/^/verify: /' || true
-    else
-        echo "verify: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
+    if [ $RUN_HTTP = 1 ]; then
+        verify verify --normalize-paths --format csv "$FILE" -- "${FILE%.pcap}.MANIFEST.json"
     fi
     if [ $HAS_KEYLOG = 1 ]; then
         # The decrypted groups must be the cleartext capture's, byte for byte, and every connection decrypted.
-        log "[verify] traffic analyze --keylog $TLS_KEYS --normalize-paths --format json $TLS_FILE"
-        if "$TRAFFIC" analyze --keylog "$TLS_KEYS" --normalize-paths --format json "$TLS_FILE" \
-            >"$WORK/https.json" 2>"$WORK/stderr"; then
-            python3 "$ROOT/Benchmarks/check-manifest.py" "$WORK/https.json" "${TLS_FILE%.pcap}.MANIFEST.json" \
-                --same-as "${FILE%.pcap}.MANIFEST.json" | sed 's/^/verify HTTPS: /' || true
-        else
-            echo "verify HTTPS: traffic analyze failed: $(tail -n 3 "$WORK/stderr")"
-        fi
+        # (--same-as only when the cleartext capture of this run is there to compare with.)
+        verify "verify HTTPS" --keylog "$TLS_KEYS" --normalize-paths --format json "$TLS_FILE" -- \
+            "${TLS_FILE%.pcap}.MANIFEST.json" ${FILE:+--same-as "${FILE%.pcap}.MANIFEST.json"}
+    fi
+    if [ $RUN_H2 = 1 ]; then
+        # The HTTP/2 groups and summary against the generator's expected totals (the manifest's "http2" object);
+        # with the cleartext manifest of the same run, also that both captures carry the same exchanges.
+        verify "verify HTTP/2" --normalize-paths --format json "$H2_FILE" -- \
+            "${H2_FILE%.pcap}.MANIFEST.json" ${FILE:+--same-as "${FILE%.pcap}.MANIFEST.json"}
     fi
 fi
 
 # Peak RSS of (b) on 100 MiB vs 1 GiB: a streaming analyzer should hold it roughly flat.
-if [ "${BENCH_SCALING:-0}" = 1 ]; then
+if [ "${BENCH_SCALING:-0}" = 1 ] && [ $RUN_HTTP = 1 ]; then
     : >"$WORK/results"
     for size in 100MiB 1GiB; do
         file=$(capture_for "$size")
@@ -272,4 +376,10 @@ if [ "${BENCH_SCALING:-0}" = 1 ]; then
         if [ "$wall" = failed ]; then echo "  $name: failed"; continue; fi
         awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "  %-17s wall %8.3f s  peak RSS %8.1f MiB\n", n, w, r / 1024 }'
     done <"$WORK/results"
+fi
+
+if [ -s "$WORK/failures" ]; then
+    echo
+    echo "bench: verification FAILED: $(paste -sd, "$WORK/failures" | sed 's/,/, /g')"
+    exit 1
 fi

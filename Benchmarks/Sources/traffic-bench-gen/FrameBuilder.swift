@@ -17,15 +17,32 @@ struct TCPPeer {
     var unacknowledged = 0
 }
 
-/// The bytes of one message on the wire: a head built per message, a body shared from the store.
+/// The bytes of one message on the wire: a head built per message, a body shared from the store; or, for
+/// `--h2`, one side's flight of frames, assembled from pieces.
 struct MessageBytes {
     var head: [UInt8]
     var body: UnsafeRawBufferPointer
+    var assembled: AssembledBytes?
 
-    var count: Int { head.count + body.count }
+    init(head: [UInt8], body: UnsafeRawBufferPointer) {
+        self.head = head
+        self.body = body
+    }
+
+    init(assembled: AssembledBytes) {
+        head = []
+        body = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.assembled = assembled
+    }
+
+    var count: Int { assembled?.count ?? head.count + body.count }
 
     /// Copies `count` bytes starting at `offset` to `destination`.
     func copy(from offset: Int, count: Int, to destination: UnsafeMutableRawPointer) {
+        if let assembled {
+            assembled.copy(from: offset, count: count, to: destination)
+            return
+        }
         var offset = offset
         var written = 0
         if offset < head.count {

@@ -25,6 +25,90 @@ struct MessageHead {
     }
 }
 
+/// A message's header fields in HTTP/1.1 order, rendered as an HTTP/1.1 head or as an HTTP/2 field list.
+struct FieldList {
+    private var items: [(name: String, value: String, http1Only: Bool)] = []
+
+    init() { items.reserveCapacity(16) }
+
+    /// `http1Only`: `Host` (HTTP/2 has `:authority`), connection-specific fields and `Transfer-Encoding`, which
+    /// HTTP/2 forbids (RFC 9113 §8.2.2).
+    mutating func add(_ name: String, _ value: String, http1Only: Bool = false) {
+        items.append((name, value, http1Only))
+    }
+
+    /// The start line, the fields and the empty line, and the bytes of the `Cookie`/`Set-Cookie` lines.
+    func http1Head(_ startLine: String) -> (bytes: [UInt8], cookieBytes: Int) {
+        var head = MessageHead(startLine)
+        for item in items { head.field(item.name, item.value) }
+        let bytes = head.end()
+        return (bytes, head.cookieBytes)
+    }
+
+    /// The request's pseudo-header fields in the client's order, then its fields. Browsers send each cookie
+    /// crumb as a field of its own (RFC 9113 §8.2.3), which compresses better.
+    func http2Request(
+        method: String, authority: String, path: String, profile: HTTP2ClientProfile, body: UnsafeRawBufferPointer
+    ) -> HTTP2Message {
+        var fields: [HTTP2Field] = []
+        fields.reserveCapacity(items.count + 6)
+        for name in profile.pseudoHeaderOrder {
+            switch name {
+            case ":method": fields.append(HTTP2Field(name: name, value: method))
+            case ":authority": fields.append(HTTP2Field(name: name, value: authority))
+            case ":scheme": fields.append(HTTP2Field(name: name, value: "http"))
+            default: fields.append(HTTP2Field(name: name, value: path))
+            }
+        }
+        for item in items where !item.http1Only {
+            let name = Self.lowercased(item.name)
+            if name == "cookie", profile.splitsCookies {
+                for crumb in item.value.split(separator: ";") {
+                    let value = crumb.hasPrefix(" ") ? String(crumb.dropFirst()) : String(crumb)
+                    // nghttp2's rule (RFC 7541 §7.1.3): short crumbs are never indexed.
+                    fields.append(
+                        HTTP2Field(name: name, value: value, policy: value.utf8.count < 20 ? .neverIndexed : .index))
+                }
+                continue
+            }
+            fields.append(HTTP2Field(name: name, value: item.value, policy: Self.policy(name)))
+        }
+        return HTTP2Message(fields: fields, body: body, cookieName: "cookie")
+    }
+
+    func http2Response(status: Int, body: UnsafeRawBufferPointer) -> HTTP2Message {
+        var fields = [HTTP2Field(name: ":status", value: String(status))]
+        fields.reserveCapacity(items.count + 1)
+        for item in items where !item.http1Only {
+            let name = Self.lowercased(item.name)
+            fields.append(HTTP2Field(name: name, value: item.value, policy: Self.policy(name)))
+        }
+        return HTTP2Message(fields: fields, body: body, cookieName: "set-cookie")
+    }
+
+    /// `authorization` is never indexed (a secret: RFC 7541 §7.1.3); `x-request-id` is new in every message,
+    /// so indexing it would only evict useful entries.
+    private static func policy(_ name: String) -> HPACKEncoder.Policy {
+        switch name {
+        case "authorization": .neverIndexed
+        case "x-request-id": .withoutIndexing
+        default: .index
+        }
+    }
+
+    private static let lowerCaseNames: [String: String] = {
+        var names: [String: String] = [:]
+        for name in [
+            "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Authorization", "Content-Type",
+            "Content-Length", "Cookie", "X-Request-ID", "Server", "Date", "Content-Encoding", "Vary", "ETag",
+            "Cache-Control", "Location", "If-None-Match", "Accept-Ranges", "Content-Disposition", "Set-Cookie",
+        ] { names[name] = name.lowercased() }
+        return names
+    }()
+
+    private static func lowercased(_ name: String) -> String { lowerCaseNames[name] ?? name.lowercased() }
+}
+
 /// An IMF-fixdate (RFC 9110 §5.6.7), e.g. `Fri, 01 Mar 2024 12:00:00 GMT`.
 func httpDate(secondsSinceEpoch: UInt64) -> String {
     let days = Int(secondsSinceEpoch / 86_400)

@@ -12,9 +12,11 @@ final class SimulatedConnection {
         var response: MessageBytes
         /// The manifest group both messages count in.
         var key: Manifest.Key
+        /// `--h2`: the same messages as HTTP/2 header lists and DATA payloads.
+        var http2: HTTP2Exchange?
     }
 
-    private enum Phase { case handshake, tlsHandshake, request, response, closeNotify, close, done }
+    private enum Phase { case handshake, tlsHandshake, request, response, closeNotify, http2, close, done }
 
     private var client: TCPPeer
     private var server: TCPPeer
@@ -28,6 +30,9 @@ final class SimulatedConnection {
     private var tls: SimulatedTLS?
     private var tlsFlight = 0
     private var wire = TLSWireMessage()
+    /// HTTP/2 (`--h2`): the wire flights, alternating, the client's first; they replace the exchanges' bytes.
+    private var http2Flights: [MessageBytes] = []
+    private var http2Flight = 0
 
     init(client: TCPPeer, server: TCPPeer, exchanges: [Exchange], serverCloses: Bool) {
         self.client = client
@@ -42,6 +47,13 @@ final class SimulatedConnection {
         server.port = 443
     }
 
+    /// Makes this an HTTP/2 connection with prior knowledge: the flights of `HTTP2Connection` are sent instead of
+    /// the HTTP/1.1 messages (still port 80).
+    func useHTTP2(_ flights: [MessageBytes]) {
+        precondition(tls == nil, "--h2 is cleartext only")
+        http2Flights = flights
+    }
+
     /// The file bytes this connection adds as cleartext HTTP (`--tls` plans by these too, so that it picks
     /// the same connections as the cleartext capture of the same seed and size).
     var plannedFileBytes: Int {
@@ -51,6 +63,7 @@ final class SimulatedConnection {
     /// The file bytes this connection will add: exact for handshake, data and teardown, and for
     /// the pure ACKs, which follow every second data segment of a message.
     var plannedWireFileBytes: Int {
+        if !http2Flights.isEmpty { return Self.fileBytes(wireMessages: http2Flights.map(\.count)) }
         guard let tls else { return plannedFileBytes }
         var messages = tls.handshakeFlights.map(\.count)
         for (index, exchange) in exchanges.enumerated() {
@@ -86,7 +99,7 @@ final class SimulatedConnection {
                 writer, time: clock.tick(), from: &server, to: &client,
                 flags: FrameBuilder.Flags.syn | FrameBuilder.Flags.ack)
             FrameBuilder.emit(writer, time: clock.tick(), from: &client, to: &server, flags: FrameBuilder.Flags.ack)
-            phase = tls != nil ? .tlsHandshake : exchanges.isEmpty ? .close : .request
+            phase = tls != nil ? .tlsHandshake : !http2Flights.isEmpty ? .http2 : exchanges.isEmpty ? .close : .request
         case .tlsHandshake:
             let tls = tls!
             let fromClient = tlsFlight % 2 == 0
@@ -123,6 +136,17 @@ final class SimulatedConnection {
             if done {
                 exchangeIndex += 1
                 phase = exchangeIndex < exchanges.count ? .request : tls != nil && !serverCloses ? .closeNotify : .close
+            }
+        case .http2:
+            let flight = http2Flights[http2Flight]
+            let done =
+                http2Flight % 2 == 0
+                ? send(flight, from: &client, to: &server, writer, &clock)
+                : send(flight, from: &server, to: &client, writer, &clock)
+            if done {
+                http2Flights[http2Flight] = MessageBytes(head: [], body: UnsafeRawBufferPointer(start: nil, count: 0))
+                http2Flight += 1
+                if http2Flight == http2Flights.count { phase = .close }
             }
         case .closeNotify:
             if offset == 0 { wire.begin(prefix: [], tls: tls!, fromClient: true, closeNotify: true) }

@@ -17,6 +17,8 @@ struct TrafficModel {
         var userAgent: String
         var bearer: String
         var cookie: String?
+        /// How it speaks HTTP/2 (`--h2`), from its User-Agent.
+        var http2: HTTP2ClientProfile?
     }
 
     private enum Service: Int, CaseIterable {
@@ -46,10 +48,15 @@ struct TrafficModel {
 
     private var generator: SeededGenerator
     private let bodies: BodyCatalogue
+    /// `--h2`: connections are HTTP/2 (`HTTP2Connection`), and the manifest has HTTP/2 sizes.
+    let http2: Bool
+    private var http2Generator: SeededGenerator
     private var clients: [Client]
     private(set) var manifest = Manifest()
 
-    init(seed: UInt64, clientCount: Int = 2000) {
+    init(seed: UInt64, clientCount: Int = 2000, http2: Bool = false) {
+        self.http2 = http2
+        http2Generator = SeededGenerator(seed: seed ^ 0x4832_4832_4832_4832)
         var generator = SeededGenerator(seed: seed)
         bodies = BodyCatalogue(generator: &generator)
         clients = (0..<clientCount).map { index in
@@ -61,6 +68,9 @@ struct TrafficModel {
                 cookie: generator.chance(0.4)
                     ? "sid=\(generator.hex(32)); theme=\(generator.chance(0.5) ? "dark" : "light"); _ga=GA1.2.\(generator.int(100_000_000...999_999_999)).1709294400"
                     : nil)
+        }
+        for index in clients.indices {
+            clients[index].http2 = HTTP2ClientProfile.forUserAgent(clients[index].userAgent)
         }
         self.generator = generator
     }
@@ -96,8 +106,21 @@ struct TrafficModel {
             address: service.address, port: 80, mac: FrameBuilder.gatewayMAC,
             sequence: UInt32(truncatingIfNeeded: generator.next()),
             timestampBase: UInt32(truncatingIfNeeded: generator.next()), ipIdentification: 0, window: 509)
-        return SimulatedConnection(
+        let connection = SimulatedConnection(
             client: clientPeer, server: serverPeer, exchanges: exchanges, serverCloses: serverCloses)
+        if http2 {
+            // Its own randomness: the model draws exactly what it draws for the cleartext capture.
+            let plan = HTTP2Connection(
+                exchanges.map { $0.http2! }, profile: client.http2!, serverCloses: serverCloses,
+                generator: &http2Generator)
+            connection.useHTTP2(plan.flights)
+            for (index, exchange) in exchanges.enumerated() {
+                manifest.endpoints[exchange.key]!.addHTTP2(
+                    request: plan.requests[index], response: plan.responses[index])
+            }
+            manifest.http2.add(plan)
+        }
+        return connection
     }
 
     // MARK: - Exchanges per service
@@ -231,6 +254,11 @@ struct TrafficModel {
     private mutating func pick(_ pool: [Body]) -> Body { pool[generator.int(0...pool.count - 1)] }
 
     /// Builds one request and its response and records both in the manifest.
+    ///
+    /// The header fields are listed once, in HTTP/1.1 order, and rendered as HTTP/1.1 heads; with `http2` also as
+    /// HTTP/2 header lists (RFC 9113 §8.2: names in lower case, `Host` as `:authority`, no connection-specific
+    /// fields nor `Transfer-Encoding`; what HTTP/1.1 sent chunked goes without a length). In HTTP/2 the manifest
+    /// gets the counts and body sizes here, and the frame sizes from `HTTP2Connection`.
     private mutating func call(
         _ service: Service, _ method: String, _ path: String, template: String, query: String? = nil,
         client: Client, date: String, closing: Bool,
@@ -244,87 +272,107 @@ struct TrafficModel {
         var totals = manifest.endpoints.removeValue(forKey: key) ?? Manifest.Totals()
         totals.rawPaths.insert(path)
         let requestID = generator.hex(32)
+        let target = query.map { path + "?" + $0 } ?? path
 
         // Request.
-        var head = MessageHead("\(method) \(query.map { path + "?" + $0 } ?? path) HTTP/1.1")
-        head.field("Host", service.host)
-        head.field("User-Agent", client.userAgent)
-        head.field("Accept", service == .statics ? "*/*" : "application/json")
-        head.field("Accept-Encoding", "gzip, deflate, br")
-        if client.userAgent.hasPrefix("Mozilla") { head.field("Accept-Language", "en-US,en;q=0.9") }
-        if service == .api || service == .uploads { head.field("Authorization", "Bearer \(client.bearer)") }
-        for (name, value) in extraRequest { head.field(name, value) }
+        var fields = FieldList()
+        fields.add("Host", service.host, http1Only: true)
+        fields.add("User-Agent", client.userAgent)
+        fields.add("Accept", service == .statics ? "*/*" : "application/json")
+        fields.add("Accept-Encoding", "gzip, deflate, br")
+        if client.userAgent.hasPrefix("Mozilla") { fields.add("Accept-Language", "en-US,en;q=0.9") }
+        if service == .api || service == .uploads { fields.add("Authorization", "Bearer \(client.bearer)") }
+        for (name, value) in extraRequest { fields.add(name, value) }
         var requestBody = UnsafeRawBufferPointer(start: nil, count: 0)
+        var requestContent = requestBody
         if let request {
-            head.field("Content-Type", request.contentType)
+            fields.add("Content-Type", request.contentType)
             if requestChunked {
-                head.field("Transfer-Encoding", "chunked")
+                fields.add("Transfer-Encoding", "chunked", http1Only: true)
                 requestBody = request.chunked(gzipped: false)
-                totals.chunkedMessages += 1
+                if !http2 { totals.chunkedMessages += 1 }
             } else {
-                head.field("Content-Length", String(request.identity.count))
+                fields.add("Content-Length", String(request.identity.count))
                 requestBody = request.identity
             }
+            requestContent = request.identity
             totals.requestEncodedBodyBytes += request.identity.count
             totals.requestDecodedBodyBytes += request.identity.count
         }
-        if let cookie = client.cookie, service != .downloads { head.field("Cookie", cookie) }
-        head.field("X-Request-ID", requestID)
-        if closing { head.field("Connection", "close") }
-        let requestHead = head.end()
+        if let cookie = client.cookie, service != .downloads { fields.add("Cookie", cookie) }
+        fields.add("X-Request-ID", requestID)
+        if closing { fields.add("Connection", "close", http1Only: true) }
+        let requestHead = fields.http1Head("\(method) \(target) HTTP/1.1")
         totals.requests += 1
         totals.methods[method, default: 0] += 1
-        totals.requestHeadBytes += requestHead.count
-        totals.requestCookieBytes += head.cookieBytes
-        totals.requestBodyBytes += requestBody.count
+        if !http2 {
+            totals.requestHeadBytes += requestHead.bytes.count
+            totals.requestCookieBytes += requestHead.cookieBytes
+            totals.requestBodyBytes += requestBody.count
+        }
+        let http2Request =
+            http2
+            ? fields.http2Request(
+                method: method, authority: service.host, path: target, profile: client.http2!, body: requestContent)
+            : nil
 
         // Response.
-        head = MessageHead("HTTP/1.1 \(status) \(Self.reason(status))")
-        head.field("Server", "nginx/1.24.0")
-        head.field("Date", date)
+        fields = FieldList()
+        fields.add("Server", "nginx/1.24.0")
+        fields.add("Date", date)
         var responseBody = UnsafeRawBufferPointer(start: nil, count: 0)
+        var responseContent = responseBody
         if let response {
-            head.field("Content-Type", response.contentType)
+            fields.add("Content-Type", response.contentType)
             let content = gzip ? response.gzip : response.identity
             if chunked {
-                head.field("Transfer-Encoding", "chunked")
+                fields.add("Transfer-Encoding", "chunked", http1Only: true)
                 responseBody = response.chunked(gzipped: gzip)
-                totals.chunkedMessages += 1
+                if !http2 { totals.chunkedMessages += 1 }
             } else {
-                head.field("Content-Length", String(content.count))
+                fields.add("Content-Length", String(content.count))
                 responseBody = content
             }
+            responseContent = content
             if gzip {
-                head.field("Content-Encoding", "gzip")
-                head.field("Vary", "Accept-Encoding")
+                fields.add("Content-Encoding", "gzip")
+                fields.add("Vary", "Accept-Encoding")
                 totals.gzipResponses += 1
             }
             if method == "HEAD" {
                 // RFC 9110 §9.3.2: the same header fields as GET, and no content.
                 responseBody = UnsafeRawBufferPointer(start: nil, count: 0)
+                responseContent = responseBody
             } else {
                 totals.responseEncodedBodyBytes += content.count
                 totals.responseDecodedBodyBytes += response.identity.count
             }
         } else if emptyContentLength {
-            head.field("Content-Length", "0")
+            fields.add("Content-Length", "0")
         }
-        for (name, value) in extraResponse { head.field(name, value) }
-        for cookie in setCookies { head.field("Set-Cookie", cookie) }
-        head.field("X-Request-ID", requestID)
-        head.field("Connection", closing ? "close" : "keep-alive")
-        if !closing { head.field("Keep-Alive", "timeout=75") }
-        let responseHead = head.end()
+        for (name, value) in extraResponse { fields.add(name, value) }
+        for cookie in setCookies { fields.add("Set-Cookie", cookie) }
+        fields.add("X-Request-ID", requestID)
+        fields.add("Connection", closing ? "close" : "keep-alive", http1Only: true)
+        if !closing { fields.add("Keep-Alive", "timeout=75", http1Only: true) }
+        let responseHead = fields.http1Head("HTTP/1.1 \(status) \(Self.reason(status))")
         totals.responses += 1
         totals.statuses[status, default: 0] += 1
-        totals.responseHeadBytes += responseHead.count
-        totals.responseCookieBytes += head.cookieBytes
-        totals.responseBodyBytes += responseBody.count
+        if !http2 {
+            totals.responseHeadBytes += responseHead.bytes.count
+            totals.responseCookieBytes += responseHead.cookieBytes
+            totals.responseBodyBytes += responseBody.count
+        }
 
         manifest.endpoints[key] = totals
-        return SimulatedConnection.Exchange(
-            request: MessageBytes(head: requestHead, body: requestBody),
-            response: MessageBytes(head: responseHead, body: responseBody), key: key)
+        var exchange = SimulatedConnection.Exchange(
+            request: MessageBytes(head: requestHead.bytes, body: requestBody),
+            response: MessageBytes(head: responseHead.bytes, body: responseBody), key: key)
+        if let http2Request {
+            exchange.http2 = HTTP2Exchange(
+                request: http2Request, response: fields.http2Response(status: status, body: responseContent))
+        }
+        return exchange
     }
 
     private static func reason(_ status: Int) -> String {

@@ -7,7 +7,7 @@
 // traffic-bench-gen: writes a deterministic benchmark capture of HTTP/1.1 traffic and its manifest.
 //
 // Usage: traffic-bench-gen [--size 1GiB] [--seed 1] [--concurrency 64] [--manifest PATH]
-//                          [--tls [--keylog PATH]] OUTPUT.pcap
+//                          [--tls [--keylog PATH] | --h2] OUTPUT.pcap
 //
 // Connections are planned until their bytes reach --size; every planned connection is played to
 // its end, so the file is larger than asked by less than one connection.
@@ -16,6 +16,12 @@
 // connections are planned, by their cleartext bytes), each connection in TLS 1.2 or 1.3 to port 443,
 // and the NSS key log that decrypts them (default: next to the capture, `.pcap` → `.keylog`). The file is
 // then larger than --size by the TLS handshakes and record overhead (about 1 %).
+//
+// --h2 writes the same HTTP exchanges (the same connections, planned by their cleartext HTTP/1.1 bytes) as
+// HTTP/2 with prior knowledge (h2c) on port 80: HPACK-encoded header blocks, several streams multiplexed per
+// connection, flow control, PING and GOAWAY (see HTTP2Connection). The manifest then has the HTTP/2 record
+// sizes and an "http2" object of expected totals, also printed as one line. The file is smaller than --size
+// (HPACK, no chunk framing).
 
 struct Arguments {
     var size = 1 << 30
@@ -25,6 +31,7 @@ struct Arguments {
     var manifest: String?
     var tls = false
     var keyLog: String?
+    var http2 = false
 
     init(_ arguments: [String]) throws(GeneratorError) {
         var index = 0
@@ -48,9 +55,10 @@ struct Arguments {
             case "--manifest": manifest = try value()
             case "--tls": tls = true
             case "--keylog": keyLog = try value()
+            case "--h2": http2 = true
             case "-h", "--help":
                 print(
-                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH]] OUTPUT.pcap"
+                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH] | --h2] OUTPUT.pcap"
                 )
                 exit(0)
             default:
@@ -63,6 +71,7 @@ struct Arguments {
         }
         guard !output.isEmpty else { throw .badArgument("give the output file") }
         guard keyLog == nil || tls else { throw .badArgument("--keylog goes with --tls") }
+        guard !(tls && http2) else { throw .badArgument("--h2 writes cleartext HTTP/2 (h2c): not with --tls") }
     }
 
     /// `1GiB`, `100MiB`, `512KiB`, `2GB`, `100MB` or a plain byte count.
@@ -84,7 +93,7 @@ func run() throws(GeneratorError) {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
 
-    var model = TrafficModel(seed: arguments.seed)
+    var model = TrafficModel(seed: arguments.seed, http2: arguments.http2)
     let writer = try PcapWriter(path: arguments.output)
     // 2024-03-01T12:00:00Z.
     let firstTime: UInt64 = 1_709_294_400_000_000
@@ -136,7 +145,8 @@ func run() throws(GeneratorError) {
         capture: String(arguments.output.split(separator: "/").last ?? ""), seed: arguments.seed,
         targetBytes: arguments.size, fileBytes: writer.fileBytes,
         packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds,
-        tls: arguments.tls ? tlsStats.fields(keyLog: String(keyLogPath.split(separator: "/").last ?? "")) : nil)
+        tls: arguments.tls ? tlsStats.fields(keyLog: String(keyLogPath.split(separator: "/").last ?? "")) : nil,
+        http2: arguments.http2)
     guard let file = fopen(manifestPath, "w") else {
         throw .cannotWrite(manifestPath, String(cString: strerror(errno)))
     }
@@ -154,6 +164,7 @@ func run() throws(GeneratorError) {
             + "\(model.manifest.connections) connections, \(requests) requests in \(formatted(seconds)) s "
             + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)"
             + (arguments.tls ? "; key log \(keyLogPath)" : ""))
+    if arguments.http2 { print(http2Summary(model.manifest)) }
 }
 
 extension Arguments {
@@ -202,6 +213,21 @@ struct TLSStats {
                 ("keylog", "\"\(keyLog)\""),
             ]
     }
+}
+
+/// The expected HTTP/2 totals as one line (the manifest's "http2" object has them all).
+func http2Summary(_ manifest: Manifest) -> String {
+    var all = Manifest.Totals()
+    for totals in manifest.endpoints.values { all.add(totals) }
+    let h = manifest.http2
+    let frames = zip(Manifest.HTTP2Totals.frameNames, h.frames).filter { $0.1 > 0 }.map { "\($0) \($1)" }
+    return "h2: \(h.connections) connections, \(h.streams) streams: \(all.requests) request and \(all.responses) "
+        + "response records; header bytes as sent \(all.requestHeadBytes + all.responseHeadBytes) "
+        + "(request \(all.requestHeadBytes), response \(all.responseHeadBytes); decoded "
+        + "\(all.requestHeaderDecodedBytes + all.responseHeaderDecodedBytes)); DATA frame bytes "
+        + "\(all.requestBodyBytes + all.responseBodyBytes) (payload \(all.requestEncodedBodyBytes + all.responseEncodedBodyBytes)); "
+        + "h2_control_bytes \(h.clientControlBytes + h.serverControlBytes) (client \(h.clientControlBytes), "
+        + "server \(h.serverControlBytes)); frames: \(frames.joined(separator: ", "))"
 }
 
 func formatted(_ value: Double) -> String {

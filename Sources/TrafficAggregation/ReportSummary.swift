@@ -24,10 +24,6 @@ public struct ReportSummary: Sendable, Equatable {
     public var tlsHTTP2Connections = 0
     /// Connections read as HTTP/2 (prior knowledge, an h2c upgrade, or h2 decrypted).
     public var http2Connections = 0
-    /// HTTP/2 streams that carried a message.
-    public var http2Streams = 0
-    /// HTTP/2 frames that carry no message (and client prefaces), both directions of every connection.
-    public var h2ControlBytes = 0
     /// Connections with payload that was neither HTTP/1 nor TLS nor HTTP/2 (another application's protocol).
     public var otherProtocolConnections = 0
     public var requests = 0
@@ -78,7 +74,6 @@ public struct ReportSummary: Sendable, Equatable {
         tlsNoKey += o.tlsNoKey; tlsDecryptFailed += o.tlsDecryptFailed; tlsUnsupportedCipher += o.tlsUnsupportedCipher
         tlsFailedRecords += o.tlsFailedRecords; tlsUndecryptedBytes += o.tlsUndecryptedBytes
         http2Connections += o.http2Connections; otherProtocolConnections += o.otherProtocolConnections
-        http2Streams += o.http2Streams; h2ControlBytes += o.h2ControlBytes
         requests += o.requests; responses += o.responses
         unpairedRequests += o.unpairedRequests; unpairedResponses += o.unpairedResponses
         nonHTTPBytes += o.nonHTTPBytes; tunnelBytes += o.tunnelBytes; missingBytes += o.missingBytes

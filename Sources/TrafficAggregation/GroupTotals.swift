@@ -138,6 +138,7 @@ public struct SideTotals: Sendable, Equatable {
         retransmittedBytes &+= overhead.retransmittedBytes
         tlsHandshakeBytes &+= overhead.tlsHandshakeBytes
         h2ControlBytes &+= overhead.h2ControlBytes
+        tlsOverheadBytes &+= overhead.tlsOverheadBytes
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

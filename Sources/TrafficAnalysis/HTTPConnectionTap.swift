@@ -91,8 +91,8 @@ final class HTTPConnectionTap: SessionStage {
             upgraded: upgraded
         ) { [unowned(unsafe) self] record in self.arrived(record) }
         if !overhead.isEmpty {
-            parser.controlCharge = { [unowned(unsafe) records] index, direction, bytes in
-                records.chargeControl(bytes, index: index, direction: direction)
+            parser.controlCharge = { [unowned(unsafe) records] index, direction, bytes, framing in
+                records.chargeControl(bytes, framing: framing, index: index, direction: direction)
             }
         }
         return parser

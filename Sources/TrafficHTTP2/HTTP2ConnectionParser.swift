@@ -48,7 +48,8 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
     let emit: (MessageRecord) -> Void
     /// Control bytes and what they concern: the exchange index of their stream (nil for the connection: stream
     /// 0, the preface, a stream never opened), and the direction that sent them.
-    public var controlCharge: ((_ index: Int?, _ direction: Direction, _ bytes: Int) -> Void)?
+    /// `framing`: below a decrypting stage, the TLS record overhead that came with those bytes (their share).
+    public var controlCharge: ((_ index: Int?, _ direction: Direction, _ bytes: Int, _ framing: Int) -> Void)?
     let client: HTTP2Side
     let server: HTTP2Side
     var streams: [UInt32: HTTP2Stream] = [:]
@@ -153,8 +154,9 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
                 offset += n
                 side.prefaceMatched += n
                 side.counts.controlBytes &+= n
-                controlCharge?(nil, side.direction, n)
-                shares.give(upTo: offset, to: side)
+                side.owner = .control
+                give(&shares, upTo: offset, side)
+                charge(nil, side, bytes: n)
                 if side.prefaceMatched == Self.preface.count { side.state = .header }
             case .header:
                 if side.headerFill == 0 {
@@ -222,8 +224,19 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
             side.blockFramingShare &+= f
         case .control:
             side.headerShare &+= h
-            side.framingShare &+= f
+            side.controlFraming &+= f
         }
+    }
+
+    /// Control bytes go to their exchange (or the connection) with the TLS framing they brought; without a
+    /// taker (no `--overhead`) the framing stays in no record.
+    func charge(_ index: Int?, _ side: HTTP2Side, bytes: Int) {
+        if let controlCharge {
+            controlCharge(index, side.direction, bytes, side.controlFraming)
+        } else {
+            side.framingShare &+= side.controlFraming
+        }
+        side.controlFraming = 0
     }
 
     public func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
@@ -287,6 +300,9 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
         for side in [client, server] {
             if side.state == .payload, side.owner.isControl { chargeFrame(side) }
             if side.blockStream != nil { endBlockLost(side, truncated: true) }
+            // Framing of control bytes never charged (a frame that broke the framing).
+            side.framingShare &+= side.controlFraming
+            side.controlFraming = 0
         }
         for id in streams.keys.sorted() {
             if let stream = streams[id] { close(stream, truncated: true) }
@@ -468,7 +484,7 @@ extension HTTP2ConnectionParser {
     private func chargeFrame(_ side: HTTP2Side) {
         let id = side.blockIsPush && side.blockStream != nil ? side.blockStream! : side.stream
         let index = id == 0 ? nil : streams[id]?.index ?? recentIndexes[id]
-        controlCharge?(index, side.direction, side.frameCaptured)
+        charge(index, side, bytes: side.frameCaptured)
         side.frameCaptured = 0
     }
 

@@ -83,6 +83,8 @@ final class HTTP2Side {
     // Overhead shares of bytes in no record, and of a frame header whose owner is not known yet.
     var headerShare = 0
     var framingShare = 0
+    /// TLS framing of control bytes not yet charged with them.
+    var controlFraming = 0
     var heldHeaderShare = 0
     var heldFramingShare = 0
 

@@ -8,12 +8,14 @@ package struct RecordOverhead {
     package var retransmittedBytes = 0
     package var tlsHandshakeBytes = 0
     package var h2ControlBytes = 0
+    /// TLS record overhead that came with attributed control bytes (HTTP/2 inside TLS).
+    package var tlsOverheadBytes = 0
 
     package init() {}
 
     package var isZero: Bool {
         tunnelBytes | handshakeBytes | teardownBytes | packetOverheadBytes | retransmittedBytes | tlsHandshakeBytes
-            | h2ControlBytes == 0
+            | h2ControlBytes | tlsOverheadBytes == 0
     }
 
     /// Adds these bytes to the record's own fields.
@@ -25,5 +27,6 @@ package struct RecordOverhead {
         record.retransmittedBytes += retransmittedBytes
         record.tlsHandshakeBytes += tlsHandshakeBytes
         record.h2ControlBytes += h2ControlBytes
+        record.tlsOverheadBytes += tlsOverheadBytes
     }
 }

@@ -32,8 +32,8 @@ package final class SessionRecords {
     private var leftoverHeaders = [0, 0]
     /// HTTP/2 control bytes (`--overhead`): per exchange index and sending direction; nil index for the
     /// connection's own (stream 0, the preface), which go to the first exchange like the TCP handshake.
-    private var controlCharges: [OverheadLedger.Entry: Int] = [:]
-    private var connectionControl = [0, 0]
+    private var controlCharges: [OverheadLedger.Entry: (bytes: Int, framing: Int)] = [:]
+    private var connectionControl = [(bytes: 0, framing: 0), (bytes: 0, framing: 0)]
     /// Records taken so far.
     package private(set) var count = 0
     /// Per direction: a decrypted connection's TLS handshake, change_cipher_spec and alert records, which go
@@ -83,12 +83,19 @@ package final class SessionRecords {
 
     /// Control bytes (HTTP/2 frames that carry no message) sent by `direction`, about exchange `index` or, when
     /// nil, the connection; attributed with the rest of the overhead.
-    package func chargeControl(_ bytes: Int, index: Int?, direction: Direction) {
-        guard !overhead.isEmpty, bytes > 0 else { return }
+    /// `framing`: the TLS record overhead that came with them, which goes to the same record's
+    /// `tlsOverheadBytes` (decrypted connections only).
+    package func chargeControl(_ bytes: Int, framing: Int = 0, index: Int?, direction: Direction) {
+        guard !overhead.isEmpty, bytes | framing != 0 else { return }
         if let index {
-            controlCharges[OverheadLedger.Entry(index: index, direction: direction), default: 0] &+= bytes
+            let entry = OverheadLedger.Entry(index: index, direction: direction)
+            var charge = controlCharges[entry] ?? (0, 0)
+            charge.bytes &+= bytes
+            charge.framing &+= framing
+            controlCharges[entry] = charge
         } else {
-            connectionControl[direction.rawValue] &+= bytes
+            connectionControl[direction.rawValue].bytes &+= bytes
+            connectionControl[direction.rawValue].framing &+= framing
         }
     }
 
@@ -176,22 +183,20 @@ package final class SessionRecords {
             }
             lost += ledger?.unsettledBytes ?? 0
         }
-        for (entry, bytes) in controlCharges {
-            if let target = slot(entry.index, entry.direction) {
-                credit(target) { $0.h2ControlBytes &+= bytes }
+        var charges = Array(controlCharges.map { ($0.key.index, $0.key.direction, $0.value) })
+        for direction in Direction.allCases { charges.append((first, direction, connectionControl[direction.rawValue])) }
+        for (index, direction, charge) in charges where charge.bytes | charge.framing != 0 {
+            if let target = slot(index, direction) {
+                credit(target) {
+                    $0.h2ControlBytes &+= charge.bytes
+                    $0.tlsOverheadBytes &+= charge.framing
+                }
             } else {
-                lost &+= bytes
-            }
-        }
-        for direction in Direction.allCases where connectionControl[direction.rawValue] > 0 {
-            if let target = slot(first, direction) {
-                credit(target) { $0.h2ControlBytes &+= connectionControl[direction.rawValue] }
-            } else {
-                lost &+= connectionControl[direction.rawValue]
+                lost &+= charge.bytes &+ charge.framing
             }
         }
         controlCharges = [:]
-        connectionControl = [0, 0]
+        connectionControl = [(0, 0), (0, 0)]
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {

@@ -48,7 +48,7 @@ final class H2Run {
             server: Endpoint(address: IPAddress(ipv4: 0x0a00_0002), port: 8080), start: .zero)
         let box = Box()
         parser = HTTP2ConnectionParser(info: info, limits: limits, upgraded: upgraded) { box.records.append($0) }
-        parser.controlCharge = { box.charges.append(($0, $1, $2)) }
+        parser.controlCharge = { index, direction, bytes, _ in box.charges.append((index, direction, bytes)) }
         self.box = box
     }
 

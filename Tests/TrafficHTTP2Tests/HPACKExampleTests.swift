@@ -30,9 +30,13 @@ import Testing
     @Test func literalWithIndexing() {
         var decoder = HPACKDecoder()
         let block = hex("400a 6375 7374 6f6d 2d6b 6579 0d63 7573 746f 6d2d 6865 6164 6572")
-        #expect(decoder.fields(block) == [DecodedField("custom-key", "custom-header", bytes: 26, kind: .incrementalIndexing)])
+        #expect(
+            decoder.fields(block) == [
+                DecodedField("custom-key", "custom-header", bytes: 26, kind: .incrementalIndexing)
+            ])
         #expect(decoder.dynamicTableSize == 55)
-        #expect(Self.entries(of: decoder, [62]) == [DecodedField("custom-key", "custom-header", bytes: 1, kind: .indexed)])
+        #expect(
+            Self.entries(of: decoder, [62]) == [DecodedField("custom-key", "custom-header", bytes: 1, kind: .indexed)])
     }
 
     // C.2.2: 04 (name index 4, :path) | 0c "/sample/path": 1 + 1 + 12 = 14 octets; the table stays empty.

@@ -101,7 +101,10 @@ import Testing
         _ = decoder.fields([0x3f, 0x1d])
         _ = decoder.fields([0x40] + hpackString("x-name") + hpackString("one"))  // 6 + 3 + 32 = 41
         // 7e: incremental, name index 62 (x-name), value "two" evicts x-name: one.
-        #expect(decoder.fields([0x7e] + hpackString("two")) == [DecodedField("x-name", "two", bytes: 5, kind: .incrementalIndexing)])
+        #expect(
+            decoder.fields([0x7e] + hpackString("two")) == [
+                DecodedField("x-name", "two", bytes: 5, kind: .incrementalIndexing)
+            ])
         #expect(decoder.fields([0xbe]) == [DecodedField("x-name", "two", bytes: 1, kind: .indexed)])
         #expect(decoder.dynamicTableCount == 1)
     }

@@ -157,7 +157,8 @@ import TrafficTestSupport
             var decoder = HPACKDecoder(limits: HPACKLimits(maxStoredTableBytes: Int.random(in: 0...8192, using: &rng)))
             decoder.setTableSizeLimit([0, 4096, Int(UInt32.max)].randomElement(using: &rng)!)
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
-                let block = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let block = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                }
                 let decoded = decoder.run(block)
                 if decoded.error == nil {
                     #expect(decoded.representationBytes + leadingSizeUpdateBytes(block) == block.count, "seed \(seed)")

@@ -82,7 +82,8 @@ def check(traffic, schema, capture, extra):
             return f"{where}: time {entry['time']} is not the sum of its timings {total}"
         if request is not None:
             got = (entry.request.method, entry.request.headersSize, entry.request.bodySize)
-            want = (request["method"], request["line_bytes"] + request["header_bytes"], request["body_bytes"])
+            # A request whose header block could not be decoded (HTTP/2 `hpack_error`) has no method: HAR says "(unknown)".
+            want = (request["method"] or "(unknown)", request["line_bytes"] + request["header_bytes"], request["body_bytes"])
             if got != want:
                 return f"{where}: request (method, headersSize, bodySize) {got} != records {want}"
             path = request["path"] + ("?" + request["query"] if request["query"] is not None else "")

@@ -8,7 +8,11 @@ import Testing
 @Suite struct HTTP2ReportTests {
     static let samples: [(file: String, keyLog: String?, expected: String)] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Harness.samples.path)) ?? []
-        return names.filter { $0.hasPrefix("http2-") && $0.hasSuffix(".pcap") }.sorted().map { name in
+        return names.filter {
+            $0.hasPrefix("http2-") && $0.hasSuffix(".pcap")
+                && FileManager.default.fileExists(
+                    atPath: Harness.samples.appendingPathComponent("expected/\($0.dropLast(5))/records.csv").path)
+        }.sorted().map { name in
             let base = String(name.dropLast(5))
             let keys = "samples/\(base).keys"
             let hasKeys = FileManager.default.fileExists(atPath: Harness.packageRoot.appendingPathComponent(keys).path)
@@ -144,5 +148,44 @@ import Testing
         }
         #expect(pushed.count == 1)
         #expect(pushed.first?["index"] is NSNull)
+    }
+
+    /// http2-h2c-prior-dropped.pcap is http2-h2c-prior.pcap without frames 16 and 32 (`editcap … 16 32`), two
+    /// 1 448-byte segments of the 200 KiB download on stream 17 (tshark: tcp.seq 4142 and 17174, so stream offsets
+    /// 4 141 and 17 173 of the server's stream). Against expected/http2-h2c-prior/frames.csv:
+    /// - the first lies inside the DATA frame at 1 245 (payload to 9 446): the framing holds, 1 448 missing bytes;
+    /// - the second starts 474 bytes before the end of the DATA frame at 9 446 (payload to 17 647) and covers the
+    ///   header of the next one (17 647): those 474 are the record's missing bytes, the framing is lost, and it is
+    ///   found again at the next frame header, 25 848, so 25 848 − 18 621 = 7 227 bytes are non-HTTP.
+    /// The download's record: body 205 079 − 1 448 − 1 448 − 7 227, missing 1 448 + 474, flag `gap`, not complete,
+    /// decoded size unknown. Every other record is as in the whole capture: nginx never uses the HPACK table, so the
+    /// server's lost table costs no decoded size.
+    @Test func lostSegmentsInADownload() throws {
+        let result = try Harness.run(["analyze", "samples/http2-h2c-prior-dropped.pcap", "--messages", "--format", "json"])
+        let json = try Harness.json(result.stdout)
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["non_http_bytes"] as? Int == 7_227)
+        #expect(summary["missing_bytes"] as? Int == 2 * 1_448)
+        let messages = try #require(json["messages"] as? [[String: Any]])
+        let whole = try Self.expected(Self.sample("samples/http2-h2c-prior.pcap"), "records.csv")
+        #expect(messages.count == whole.count)
+        for row in whole {
+            let record = try #require(messages.first {
+                Self.text($0["connection"]) == row["connection"] && Self.text($0["stream_id"]) == row["stream_id"]
+                    && Self.text($0["kind"]) == row["kind"]
+            })
+            let label = "\(row["connection"]!)/\(row["stream_id"]!)/\(row["kind"]!)"
+            if row["path"] == "/big.bin", row["kind"] == "response" {
+                #expect(record["body_bytes"] as? Int == 205_079 - 1_448 - 1_448 - 7_227)
+                #expect(record["missing_bytes"] as? Int == 1_448 + 474)
+                #expect(record["complete"] as? Bool == false && record["decoded_body_bytes"] is NSNull)
+                #expect((record["flags"] as? [String] ?? []).contains("gap"))
+                #expect(Self.text(record["header_decoded_bytes"]) == row["header_decoded_bytes"])
+                continue
+            }
+            for field in Self.fields where !(field == "status" && row["kind"] == "request") {
+                #expect(Self.text(record[field], bool: field == "complete") == row[field]!, "\(label) \(field)")
+            }
+        }
     }
 }

@@ -133,7 +133,8 @@ extension HTTP2ConnectionParser {
             if tooLarge { record.flag(.headerLimit) }
         }
         if isClient {
-            if let stream = streams[id], let request = stream.request, request.headersDone {
+            // (Fields are read through the optional in place: a copy of a message retains every string of its record.)
+            if let stream = streams[id], stream.request?.headersDone == true {
                 // Trailers (§8.1): their frames are body bytes.
                 stream.request!.record.bodyBytes &+= frameBytes
                 settle(&stream.request!.record)
@@ -163,7 +164,7 @@ extension HTTP2ConnectionParser {
             return
         }
         let stream = streams[id] ?? orphan(id)
-        if let response = stream.response, response.headersDone, !response.ended {
+        if stream.response?.headersDone == true, stream.response?.ended == false {
             stream.response!.record.bodyBytes &+= frameBytes
             settle(&stream.response!.record)
             if endStream { endMessage(stream, side) }
@@ -276,7 +277,7 @@ extension HTTP2ConnectionParser {
     private func answered(_ stream: HTTP2Stream) {
         guard !stream.answered else { return }
         stream.answered = true
-        if let request = stream.request, request.ended, !request.emitted { emitRequest(stream) }
+        if stream.request?.ended == true, stream.request?.emitted == false { emitRequest(stream) }
     }
 
     /// `index`: a pushed stream's is its PUSH_PROMISE's stream's (its control bytes and overhead go with that
@@ -344,7 +345,7 @@ extension HTTP2ConnectionParser {
                 stream.request = message
             }
         } else if stream.response == nil || !stream.response!.headersDone || stream.response!.ended {
-            if let response = stream.response, response.ended, !response.emitted { emitResponse(stream) }
+            if stream.response?.ended == true, stream.response?.emitted == false { emitResponse(stream) }
             var record = responseTemplate(stream)
             record.version = "HTTP/2"
             record.streamID = Int(id)
@@ -361,47 +362,52 @@ extension HTTP2ConnectionParser {
         return stream
     }
 
-    /// END_STREAM on `side`: its message is complete.
+    /// END_STREAM on `side`: its message is complete. Messages are changed in place (`&stream.request!`): a
+    /// copy would retain every string of the record.
     func endMessage(_ stream: HTTP2Stream, _ side: HTTP2Side) {
         if side === client {
-            guard var message = stream.request, !message.ended else { return }
-            stream.request = nil
-            message.ended = true
-            message.record.lastByteTime = side.time
-            message.finishBody(truncated: false)
-            message.record.complete = !message.record.flags.contains(.gap)
+            guard stream.request?.ended == false else { return }
+            end(&stream.request!, time: side.time)
             stream.requestEnd = side.time
-            stream.request = message
             if stream.answered || stream.reset { emitRequest(stream) }
         } else {
-            guard var message = stream.response, !message.ended else { return }
-            stream.response = nil
-            message.ended = true
-            message.record.lastByteTime = side.time
-            message.finishBody(truncated: false)
-            message.record.complete = !message.record.flags.contains(.gap)
-            stream.response = message
+            guard stream.response?.ended == false else { return }
+            end(&stream.response!, time: side.time)
             emitResponse(stream)
         }
         forgetIfFinished(stream)
     }
 
+    private func end(_ message: inout HTTP2Message, time: CaptureTime) {
+        message.ended = true
+        message.record.lastByteTime = time
+        message.finishBody(truncated: false)
+        message.record.complete = !message.record.flags.contains(.gap)
+    }
+
+    /// Ends a message that never saw END_STREAM (the stream was evicted or the connection ended).
+    private func cut(_ message: inout HTTP2Message) {
+        guard !message.ended else { return }
+        message.ended = true
+        message.finishBody(truncated: true)
+        message.record.complete = false
+        if !message.record.flags.contains(.reset) { message.record.flag(.truncated) }
+    }
+
     private func emitRequest(_ stream: HTTP2Stream) {
-        guard var message = stream.request, !message.emitted else { return }
-        message.emitted = true
-        message.record.paired = stream.answered
-        emit(message.record)
-        message.record = template  // the strings go with the record
-        stream.request = message
+        guard stream.request?.emitted == false else { return }
+        stream.request!.emitted = true
+        stream.request!.record.paired = stream.answered
+        emit(stream.request!.record)
     }
 
     private func emitResponse(_ stream: HTTP2Stream) {
-        guard var message = stream.response, !message.emitted else { return }
-        message.emitted = true
-        if message.record.wait == nil { message.record.wait = wait(stream, message.record.time) }
-        emit(message.record)
-        message.record = template
-        stream.response = message
+        guard stream.response?.emitted == false else { return }
+        stream.response!.emitted = true
+        if stream.response!.record.wait == nil {
+            stream.response!.record.wait = wait(stream, stream.response!.record.time)
+        }
+        emit(stream.response!.record)
     }
 
     private func forgetIfFinished(_ stream: HTTP2Stream) {
@@ -437,24 +443,12 @@ extension HTTP2ConnectionParser {
 
     /// Ends a stream for good (the connection ended, or it was evicted): open messages are emitted as they are.
     func close(_ stream: HTTP2Stream, truncated: Bool) {
-        if var request = stream.request, !request.emitted {
-            if !request.ended {
-                request.ended = true
-                request.finishBody(truncated: true)
-                request.record.complete = false
-                if !request.record.flags.contains(.reset) { request.record.flag(.truncated) }
-            }
-            stream.request = request
+        if stream.request?.emitted == false {
+            cut(&stream.request!)
             emitRequest(stream)
         }
-        if var response = stream.response, !response.emitted, response.headersDone {
-            if !response.ended {
-                response.ended = true
-                response.finishBody(truncated: true)
-                response.record.complete = false
-                if !response.record.flags.contains(.reset) { response.record.flag(.truncated) }
-            }
-            stream.response = response
+        if stream.response?.emitted == false, stream.response?.headersDone == true {
+            cut(&stream.response!)
             emitResponse(stream)
         }
         forget(stream)

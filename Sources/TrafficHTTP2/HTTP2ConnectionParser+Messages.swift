@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
@@ -10,9 +15,12 @@ struct HTTP2HeaderSummary {
     var path: String?
     var authority: String?
     var host: String?
-    var scheme: String?
+    /// `:scheme` is `https` (the default port of `:authority` is then 443).
+    var https = false
     var status: Int?
     var contentType: String?
+    /// `content-type` is gRPC's: the body is length-prefixed messages.
+    var grpc = false
     var contentEncoding: String?
     var grpcEncoding: String?
     /// Σ(len(name) + len(value)); nil once a field's name or value is unknown.
@@ -27,10 +35,27 @@ struct HTTP2HeaderSummary {
 
     static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 
+    /// A `:status` of 1 to 9 digits; nil otherwise.
+    static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+        var n = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            n = n * 10 + Int(byte - 0x30)
+        }
+        return n
+    }
+
     static func equals(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        let l = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        return bytes.elementsEqual(l)
+        return bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+    }
+
+    /// `application/grpc`, alone or followed by `+proto`, `;…` and the like.
+    static func isGRPC(_ value: UnsafeRawBufferPointer) -> Bool {
+        let prefix: StaticString = "application/grpc"
+        return value.count >= prefix.utf8CodeUnitCount
+            && memcmp(value.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
 
     mutating func add(_ field: HPACKField, request: Bool, keep: Int) {
@@ -50,8 +75,8 @@ struct HTTP2HeaderSummary {
             switch name.count {
             case 5 where Self.equals(name, ":path"): path = Self.text(value)
             case 7 where Self.equals(name, ":method"): method = Self.text(value)
-            case 7 where Self.equals(name, ":status"): status = Int(Self.text(value))
-            case 7 where Self.equals(name, ":scheme"): scheme = Self.text(value)
+            case 7 where Self.equals(name, ":status"): status = Self.number(value)
+            case 7 where Self.equals(name, ":scheme"): https = Self.equals(value, "https")
             case 10 where Self.equals(name, ":authority"): authority = Self.text(value)
             default: break
             }
@@ -59,7 +84,9 @@ struct HTTP2HeaderSummary {
         }
         switch name.count {
         case 4 where Self.equals(name, "host"): host = Self.text(value)
-        case 12 where Self.equals(name, "content-type"): contentType = Self.text(value)
+        case 12 where Self.equals(name, "content-type"):
+            contentType = Self.text(value)
+            grpc = Self.isGRPC(value)
         case 13 where Self.equals(name, "grpc-encoding"): grpcEncoding = Self.text(value)
         case 16 where Self.equals(name, "content-encoding"): contentEncoding = Self.text(value)
         default: break
@@ -142,24 +169,23 @@ extension HTTP2ConnectionParser {
                 return
             }
             let stream = streams[id] ?? newStream(id, pushed: false)
-            var record = template
-            record.kind = .request
-            record.index = stream.index
-            fill(&record, summary, frameBytes: frameBytes, side: side, request: true, stream: id)
             let target = resolve(summary)
-            record.method = summary.method
-            record.host = target.host
-            record.path = target.path
-            record.query = target.query
             stream.method = summary.method
             stream.host = target.host
             stream.path = target.path
             stream.query = target.query
-            settle(&record)
-            var message = HTTP2Message(record: record)
-            message.headersDone = true
-            message.decoding = decoding(summary, &message.record)
-            stream.request = message
+            // Made in place in the stream: a record is large, and every copy retains its strings.
+            stream.request = HTTP2Message(record: template)
+            stream.request!.record.kind = .request
+            stream.request!.record.index = stream.index
+            fill(&stream.request!.record, summary, frameBytes: frameBytes, side: side, request: true, stream: id)
+            stream.request!.record.method = summary.method
+            stream.request!.record.host = target.host
+            stream.request!.record.path = target.path
+            stream.request!.record.query = target.query
+            settle(&stream.request!.record)
+            stream.request!.headersDone = true
+            stream.request!.decoding = decoding(summary, &stream.request!.record)
             if endStream { endMessage(stream, side) }
             return
         }
@@ -170,22 +196,24 @@ extension HTTP2ConnectionParser {
             if endStream { endMessage(stream, side) }
             return
         }
-        var record = responseTemplate(stream)
-        fill(&record, summary, frameBytes: frameBytes, side: side, request: false, stream: id)
-        record.status = summary.status
-        settle(&record)
         answered(stream)
         if let status = summary.status, (100..<200).contains(status), !endStream {
             // An interim response is a record of its own, complete when its block ends.
+            var record = responseTemplate(stream)
+            fill(&record, summary, frameBytes: frameBytes, side: side, request: false, stream: id)
+            record.status = summary.status
+            settle(&record)
             record.lastByteTime = side.time
             record.wait = wait(stream, record.time)
             emit(record)
             return
         }
-        var message = HTTP2Message(record: record)
-        message.headersDone = true
-        message.decoding = decoding(summary, &message.record)
-        stream.response = message
+        stream.response = HTTP2Message(record: responseTemplate(stream))
+        fill(&stream.response!.record, summary, frameBytes: frameBytes, side: side, request: false, stream: id)
+        stream.response!.record.status = summary.status
+        settle(&stream.response!.record)
+        stream.response!.headersDone = true
+        stream.response!.decoding = decoding(summary, &stream.response!.record)
         if endStream { endMessage(stream, side) }
     }
 
@@ -234,7 +262,7 @@ extension HTTP2ConnectionParser {
     private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget {
         // §8.3.1: `:authority` names the host; `host` stands in when a client sent none (h2c translations).
         let authority = summary.authority.flatMap { $0.isEmpty ? nil : $0 } ?? summary.host
-        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: summary.scheme == "https" ? "443" : "80") }
+        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: summary.https ? "443" : "80") }
         if summary.method == "CONNECT", summary.path == nil, let authority {
             return HTTPTarget(host: host ?? defaultHost, path: authority, query: nil)
         }
@@ -243,7 +271,7 @@ extension HTTP2ConnectionParser {
     }
 
     private func decoding(_ summary: HTTP2HeaderSummary, _ record: inout MessageRecord) -> HTTP2BodyDecoding {
-        if let type = summary.contentType, type.utf8.starts(with: "application/grpc".utf8) {
+        if summary.grpc {
             return .grpc(GRPCMessageCounter(encoding: summary.grpcEncoding, scratch: scratch, limits: limits.http.decoding))
         }
         guard let list = summary.contentEncoding else { return .identity }
@@ -418,12 +446,15 @@ extension HTTP2ConnectionParser {
     /// RST_STREAM after END_STREAM), and they go to its records.
     func forget(_ stream: HTTP2Stream) {
         streams[stream.id] = nil
-        if recentIndexes.count >= 256, let oldest = recentOrder.first {
-            recentOrder.removeFirst()
-            recentIndexes[oldest] = nil
+        // A ring of the last 256 ids: the oldest leaves as the newest comes.
+        if recentOrder.count < 256 {
+            recentOrder.append(stream.id)
+        } else {
+            recentIndexes[recentOrder[recentNext]] = nil
+            recentOrder[recentNext] = stream.id
+            recentNext = (recentNext + 1) & 255
         }
         recentIndexes[stream.id] = stream.index
-        recentOrder.append(stream.id)
     }
 
     /// RST_STREAM in either direction: what was not complete is `reset`; DATA in flight still counts.

@@ -56,6 +56,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
     var resetOrder: [UInt32] = []
     var recentIndexes: [UInt32: Int] = [:]
     var recentOrder: [UInt32] = []
+    var recentNext = 0
     var nextIndex: Int
     let defaultHost: String
     var template: MessageRecord
@@ -162,6 +163,14 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
                 if side.headerFill == 0 {
                     side.frameTime = span.time
                     side.frameOffset = side.base &+ offset
+                    if bytes.count - offset >= 9 {
+                        // The whole header is here (almost always): read it where it is.
+                        offset += 9
+                        beginFrame(side, UnsafeRawBufferPointer(rebasing: bytes[(offset - 9)..<offset]))
+                        give(&shares, upTo: offset, side)
+                        if side.state == .payload, side.remaining == 0 { endFrame(side) }
+                        continue
+                    }
                 }
                 let n = min(9 - side.headerFill, bytes.count - offset)
                 for i in 0..<n { side.header[side.headerFill + i] = bytes[offset + i] }
@@ -173,7 +182,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
                     continue
                 }
                 side.headerFill = 0
-                beginFrame(side)
+                side.header.withUnsafeBytes { beginFrame(side, $0) }
                 give(&shares, upTo: offset, side)
                 if side.state == .payload, side.remaining == 0 { endFrame(side) }
             case .payload:
@@ -311,6 +320,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
         resetOrder = []
         recentIndexes = [:]
         recentOrder = []
+        recentNext = 0
         finished = true
     }
 }
@@ -319,8 +329,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
 
 extension HTTP2ConnectionParser {
     /// The 9-byte header is complete (RFC 9113 §4.1): checks it and sets the frame's owner.
-    private func beginFrame(_ side: HTTP2Side) {
-        let h = side.header
+    private func beginFrame(_ side: HTTP2Side, _ h: UnsafeRawBufferPointer) {
         let length = Int(h[0]) << 16 | Int(h[1]) << 8 | Int(h[2])
         let type = h[3], flags = h[4]
         let id = (UInt32(h[5]) << 24 | UInt32(h[6]) << 16 | UInt32(h[7]) << 8 | UInt32(h[8])) & 0x7fff_ffff

@@ -345,7 +345,7 @@ extension HTTP2ConnectionParser {
         stream.host = target.host
         stream.path = target.path
         stream.query = target.query
-        var placeholder = HTTP2Message(record: record)
+        let placeholder = HTTP2Message(record: record)
         placeholder.headersDone = false
         stream.response = placeholder
     }
@@ -367,7 +367,7 @@ extension HTTP2ConnectionParser {
                 record.headerDecodedBytes = 0
                 record.cookieDecodedBytes = 0
                 record.flag(.midMessageStart)
-                var message = HTTP2Message(record: record)
+                let message = HTTP2Message(record: record)
                 message.headersDone = true
                 message.decoding = .lost
                 stream.request = message
@@ -382,7 +382,7 @@ extension HTTP2ConnectionParser {
             record.headerDecodedBytes = 0
             record.cookieDecodedBytes = 0
             record.flag(.midMessageStart)
-            var message = HTTP2Message(record: record)
+            let message = HTTP2Message(record: record)
             message.headersDone = true
             message.decoding = .lost
             stream.response = message
@@ -390,23 +390,22 @@ extension HTTP2ConnectionParser {
         return stream
     }
 
-    /// END_STREAM on `side`: its message is complete. Messages are changed in place (`&stream.request!`): a
-    /// copy would retain every string of the record.
+    /// END_STREAM on `side`: its message is complete.
     func endMessage(_ stream: HTTP2Stream, _ side: HTTP2Side) {
         if side === client {
             guard stream.request?.ended == false else { return }
-            end(&stream.request!, time: side.time)
+            end(stream.request!, time: side.time)
             stream.requestEnd = side.time
             if stream.answered || stream.reset { emitRequest(stream) }
         } else {
             guard stream.response?.ended == false else { return }
-            end(&stream.response!, time: side.time)
+            end(stream.response!, time: side.time)
             emitResponse(stream)
         }
         forgetIfFinished(stream)
     }
 
-    private func end(_ message: inout HTTP2Message, time: CaptureTime) {
+    private func end(_ message: HTTP2Message, time: CaptureTime) {
         message.ended = true
         message.record.lastByteTime = time
         message.finishBody(truncated: false)
@@ -414,7 +413,7 @@ extension HTTP2ConnectionParser {
     }
 
     /// Ends a message that never saw END_STREAM (the stream was evicted or the connection ended).
-    private func cut(_ message: inout HTTP2Message) {
+    private func cut(_ message: HTTP2Message) {
         guard !message.ended else { return }
         message.ended = true
         message.finishBody(truncated: true)
@@ -475,11 +474,11 @@ extension HTTP2ConnectionParser {
     /// Ends a stream for good (the connection ended, or it was evicted): open messages are emitted as they are.
     func close(_ stream: HTTP2Stream, truncated: Bool) {
         if stream.request?.emitted == false {
-            cut(&stream.request!)
+            cut(stream.request!)
             emitRequest(stream)
         }
         if stream.response?.emitted == false, stream.response?.headersDone == true {
-            cut(&stream.response!)
+            cut(stream.response!)
             emitResponse(stream)
         }
         forget(stream)

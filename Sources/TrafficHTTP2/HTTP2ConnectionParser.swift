@@ -97,7 +97,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
             stream.path = upgraded.path
             stream.query = upgraded.query
             // The request was the HTTP/1.1 one, already a record: nothing of it is emitted here.
-            var request = HTTP2Message(record: template)
+            let request = HTTP2Message(record: template)
             request.ended = true
             request.emitted = true
             stream.request = request

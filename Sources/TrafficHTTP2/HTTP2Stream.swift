@@ -16,8 +16,10 @@ enum HTTP2BodyDecoding {
     case lost
 }
 
-/// One request or response of a stream: its record and the state of its body.
-struct HTTP2Message {
+/// One request or response of a stream: its record and the state of its body. A class: the stream holds it, the
+/// parser changes it in place many times per message, and a large struct read out of a class's optional
+/// property is copied (every string of its record retained) where a reference is one load.
+final class HTTP2Message {
     var record: MessageRecord
     var decoding: HTTP2BodyDecoding = .identity
     /// END_STREAM was seen in this direction (or, for an interim response, its block ended).
@@ -30,7 +32,7 @@ struct HTTP2Message {
     init(record: MessageRecord) { self.record = record }
 
     /// Body bytes as sent (DATA frame bytes) and their payload without padding.
-    mutating func data(
+    func data(
         _ bytes: UnsafeRawBufferPointer, scratch: DecodingScratch, limits: ContentDecodingLimits, keep: Int
     ) {
         record.encodedBodyBytes &+= bytes.count
@@ -57,7 +59,7 @@ struct HTTP2Message {
 
     /// `missing` bytes of the message were never captured (0: some may have been, in a gap that lost the
     /// framing): the decoded size can no longer be known.
-    mutating func lose(_ missing: Int) {
+    func lose(_ missing: Int) {
         record.missingBytes &+= missing
         record.flag(.gap)
         switch decoding {
@@ -65,20 +67,22 @@ struct HTTP2Message {
             decoding = .identity
             counter.lose()
             decoding = .grpc(counter)
+        // Without a coding the decoded size stays the bytes captured, as for HTTP/1 (the hole is `missingBytes`).
+        case .identity: break
         default: decoding = .lost
         }
     }
 
     /// The decoded size, once the message ends (complete or not). With no DATA payload it is 0 whatever
     /// `content-encoding` says (HEAD, 204, 304, 1xx, trailers-only answers).
-    mutating func finishBody(truncated: Bool) {
+    func finishBody(truncated: Bool) {
         defer { decoding = .identity }
         if record.encodedBodyBytes == 0, record.missingBytes == 0 {
             record.decodedBodyBytes = 0
             return
         }
         switch decoding {
-        case .identity: record.decodedBodyBytes = record.missingBytes == 0 ? record.encodedBodyBytes : nil
+        case .identity: record.decodedBodyBytes = record.encodedBodyBytes
         case .pending: record.decodedBodyBytes = 0
         case .unknown, .lost: record.decodedBodyBytes = nil
         case .active(let decoder):

@@ -24,3 +24,19 @@ enum HTTPBodyDecoding {
         return applied.isEmpty ? .identity : .pending(applied)
     }
 }
+
+extension MessageRecord {
+    /// A content decoder's outcome as the record's decoded size: exact, or nil with `decode_capped` or
+    /// `decode_error` (never a guess). HTTP/1 and HTTP/2 bodies alike.
+    package mutating func takeDecoded(_ result: ContentDecodingResult) {
+        switch result {
+        case .decoded(let n): decodedBodyBytes = n
+        case .capped:
+            decodedBodyBytes = nil
+            flag(.decodeCapped)
+        case .failed:
+            decodedBodyBytes = nil
+            flag(.decodeError)
+        }
+    }
+}

@@ -133,16 +133,7 @@ extension HTTPMessageParser {
         case .identity: record.decodedBodyBytes = record.encodedBodyBytes
         case .pending: record.decodedBodyBytes = 0  // a coded but empty body
         case .unknown, .lost: record.decodedBodyBytes = nil
-        case .active(let decoder):
-            switch decoder.finish(truncated: truncated) {
-            case .decoded(let n): record.decodedBodyBytes = n
-            case .capped:
-                record.decodedBodyBytes = nil
-                record.flag(.decodeCapped)
-            case .failed:
-                record.decodedBodyBytes = nil
-                record.flag(.decodeError)
-            }
+        case .active(let decoder): record.takeDecoded(decoder.finish(truncated: truncated))
         }
         decoding = .identity
         inMessage = false

@@ -359,35 +359,31 @@ extension HTTP2ConnectionParser {
                 var record = template
                 record.kind = .request
                 record.index = stream.index
-                record.version = "HTTP/2"
-                record.streamID = Int(id)
                 record.path = "(unknown)"
-                record.time = side.frameTime
-                record.streamOffset = side.frameOffset
-                record.headerDecodedBytes = 0
-                record.cookieDecodedBytes = 0
-                record.flag(.midMessageStart)
-                let message = HTTP2Message(record: record)
-                message.headersDone = true
-                message.decoding = .lost
-                stream.request = message
+                stream.request = bodyOnly(record, stream: id, side: side)
             }
         } else if stream.response == nil || !stream.response!.headersDone || stream.response!.ended {
             if stream.response?.ended == true, stream.response?.emitted == false { emitResponse(stream) }
-            var record = responseTemplate(stream)
-            record.version = "HTTP/2"
-            record.streamID = Int(id)
-            record.time = side.frameTime
-            record.streamOffset = side.frameOffset
-            record.headerDecodedBytes = 0
-            record.cookieDecodedBytes = 0
-            record.flag(.midMessageStart)
-            let message = HTTP2Message(record: record)
-            message.headersDone = true
-            message.decoding = .lost
-            stream.response = message
+            stream.response = bodyOnly(responseTemplate(stream), stream: id, side: side)
         }
         return stream
+    }
+
+    /// A message whose header block was not captured (the capture began inside it): DATA only, decoded size
+    /// unknown, `mid_message_start`.
+    private func bodyOnly(_ template: MessageRecord, stream id: UInt32, side: HTTP2Side) -> HTTP2Message {
+        var record = template
+        record.version = "HTTP/2"
+        record.streamID = Int(id)
+        record.time = side.frameTime
+        record.streamOffset = side.frameOffset
+        record.headerDecodedBytes = 0
+        record.cookieDecodedBytes = 0
+        record.flag(.midMessageStart)
+        let message = HTTP2Message(record: record)
+        message.headersDone = true
+        message.decoding = .lost
+        return message
     }
 
     /// END_STREAM on `side`: its message is complete.

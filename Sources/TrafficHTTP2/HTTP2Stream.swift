@@ -1,5 +1,6 @@
 import TrafficCapture
 import TrafficCodecs
+import TrafficHTTP
 import TrafficSessions
 
 /// How a message's decoded body size is found: content coding as for HTTP/1, or gRPC's length-prefixed
@@ -85,16 +86,7 @@ final class HTTP2Message {
         case .identity: record.decodedBodyBytes = record.encodedBodyBytes
         case .pending: record.decodedBodyBytes = 0
         case .unknown, .lost: record.decodedBodyBytes = nil
-        case .active(let decoder):
-            switch decoder.finish(truncated: truncated) {
-            case .decoded(let n): record.decodedBodyBytes = n
-            case .capped:
-                record.decodedBodyBytes = nil
-                record.flag(.decodeCapped)
-            case .failed:
-                record.decodedBodyBytes = nil
-                record.flag(.decodeError)
-            }
+        case .active(let decoder): record.takeDecoded(decoder.finish(truncated: truncated))
         case .grpc(var counter):
             let (bytes, anomaly) = counter.finish()
             record.decodedBodyBytes = bytes

@@ -31,7 +31,7 @@
 #   BENCH_RUNS=3          runs per measurement: the shortest wall time and the largest peak RSS are kept
 #   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
 #   BENCH_TLS=0           skip the HTTPS runs (h, h1, h2)
-#   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1 and HTTPS), h2 (HTTP/2 only: a2, h2c*),
+#   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1, HTTPS and HTTP/2), h2 (HTTP/2 only: a2, h2c*),
 #                         http (cleartext only), https (HTTPS only), all (the three); `make bench VARIANT=h2`
 set -euo pipefail
 
@@ -43,7 +43,7 @@ CAPTURES=$ROOT/.build/bench
 SWIFT=${SWIFT:-swift}
 VARIANT=${BENCH_VARIANT:-default}
 case $VARIANT in
-default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=0 ;;
+default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 ;;
 http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 ;;
 https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 ;;
 h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 ;;

@@ -21,6 +21,8 @@ final class TCPConnection {
     private var handshakeCompleted = false
     /// Capture time of the client's first SYN: the start of HAR's `connect` (SYN retries included, as browsers count them).
     private var synTime: CaptureTime?
+    /// Segments of this connection processed so far: the clock of the late-segment window.
+    private var packetCount = 0
 
     init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
         self.info = info
@@ -38,6 +40,10 @@ final class TCPConnection {
         // The latest time seen, not the last packet's: a clock stepping back must not make the connection
         // end before it started or look idle.
         if time > lastSeen { lastSeen = time }
+        packetCount &+= 1
+        if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {
+            expireHoles(time: time, bufferedTotal: &bufferedTotal)
+        }
         let direction = direction(of: segment)
         let flags = segment.flags
         let isControl = !flags.intersection([.syn, .fin, .rst]).isEmpty
@@ -174,15 +180,21 @@ final class TCPConnection {
         }
         if flags.contains(.rst) { sawRST = true }
 
-        // A receiver that acknowledges bytes beyond a hole has them: the hole was lost by the capture,
-        // not by the network, and no retransmission will fill it. Give it up now instead of at close.
+        // A receiver that acknowledges bytes beyond a hole has them: no retransmission will fill it. But the
+        // capture may still hold the segment, written after its ACK (two queues, one per direction): the hole
+        // stays open for the late-segment window, then is given up (`expireHoles`), instead of at close.
         if flags.contains(.ack), !streamsFinished {
             let other = direction.opposite
-            if stream(other, \.started), let first = firstPendingOffset(other),
-                streamOffset(of: segment.acknowledgmentNumber, other) >= first
-            {
-                skip(to: first, direction: other, time: time)
-                drain(other, bufferedTotal: &bufferedTotal)
+            if stream(other, \.started), let first = firstPendingOffset(other) {
+                let acknowledged = streamOffset(of: segment.acknowledgmentNumber, other)
+                if acknowledged >= first {
+                    self[other].acknowledgedPastHole = max(self[other].acknowledgedPastHole ?? acknowledged, acknowledged)
+                    if self[other].holeDeadline == nil {
+                        self[other].holeDeadline = (
+                            packetCount &+ limits.lateSegmentWindowPackets, time.adding(limits.lateSegmentWindowTime)
+                        )
+                    }
+                }
             }
         }
 
@@ -194,6 +206,25 @@ final class TCPConnection {
             {
                 finishStreams(time: time, bufferedTotal: &bufferedTotal)
             }
+        }
+    }
+
+    /// Gives up the holes whose late-segment window has passed: those below the furthest position acknowledged.
+    private func expireHoles(time: CaptureTime, bufferedTotal: inout Int) {
+        for direction in Direction.allCases {
+            guard let deadline = self[direction].holeDeadline else { continue }
+            guard self[direction].pending.first != nil, let acknowledged = self[direction].acknowledgedPastHole else {
+                self[direction].holeDeadline = nil
+                self[direction].acknowledgedPastHole = nil
+                continue
+            }
+            guard packetCount >= deadline.packets || time >= deadline.time || streamsFinished else { continue }
+            while let first = firstPendingOffset(direction), first <= acknowledged {
+                skip(to: first, direction: direction, time: time)
+                drain(direction, bufferedTotal: &bufferedTotal)
+            }
+            self[direction].holeDeadline = nil
+            self[direction].acknowledgedPastHole = nil
         }
     }
 

@@ -18,5 +18,13 @@ public struct TCPReassemblyLimits: Sendable {
     /// connections do not pile up (memory follows open connections plus ten seconds of closed ones).
     public var closedLinger = CaptureTime(nanoseconds: 10_000_000_000)
 
+    /// A hole that the receiver's ACK has passed is kept open this many packets of the connection, or this
+    /// long in capture time, whichever ends first, before it becomes a gap. On mirror ports, bridges and
+    /// multi-queue NICs the two directions are stamped by different queues, and a data segment can be written
+    /// after the ACK that covers it: within the window it still fills its hole (issue 24). Past it, the bytes
+    /// were lost by the capture, and no retransmission will bring them.
+    public var lateSegmentWindowPackets = 64
+    public var lateSegmentWindowTime = CaptureTime(nanoseconds: 1_000_000_000)
+
     public init() {}
 }

@@ -30,6 +30,10 @@ struct TCPStreamState {
     var pending: [Piece] = []
     /// The `cost` of the pieces in `pending`.
     var pendingBytes = 0
+    /// The furthest offset the receiver acknowledged past a hole, and when the hole is given up if no late
+    /// segment fills it first (`TCPReassemblyLimits.lateSegmentWindow*`); nil while no ACK passed a hole.
+    var acknowledgedPastHole: Int64?
+    var holeDeadline: (packets: Int, time: CaptureTime)?
     var stats = TCPDirectionStats()
 
     mutating func start(at sequence: UInt32) {

@@ -79,4 +79,64 @@ import TrafficWire
             #expect(recorder.skips[0] == [dropped.bytes.count], "seed \(seed)")
         }
     }
+
+    /// A capture of data segments each followed by the receiver's ACK of everything so far, in this order
+    /// (`true`: a data segment, by index; `false`: the ACK after segment `index`).
+    static func runWithACKs(_ segments: [Segment], order: [(data: Bool, index: Int)], isn: UInt32) -> StreamRecorder {
+        let recorder = StreamRecorder()
+        let r = TCPReassembler(makeHandler: { _ in recorder }) { _ in }
+        let factory = SegmentFactory()
+        factory.send(r, fromClient: true, seq: isn, flags: [.syn])
+        for (step, item) in order.enumerated() {
+            let segment = segments[item.index]
+            if item.data {
+                factory.send(
+                    r, fromClient: true, seq: isn &+ 1 &+ UInt32(segment.offset), payload: segment.bytes,
+                    time: Int64(step) * 1000)
+            } else {
+                let acked = isn &+ 1 &+ UInt32(segment.offset + segment.bytes.count)
+                factory.send(r, fromClient: false, seq: 7, ack: acked, time: Int64(step) * 1000)
+            }
+        }
+        r.finish()
+        return recorder
+    }
+
+    /// Issue 24: on a mirror port a data segment can be captured after the ACK that covers it. Moved up to 6
+    /// places later (past its ACK and the next segments' ACKs), every segment still fills its hole: the same
+    /// bytes, no gap, whatever the swap.
+    @Test func aSegmentCapturedAfterItsACKStillFillsItsHole() async {
+        await propertyCheck(count: 300, input: Gen.uint64()) { seed in
+            var rng = SplitMix(state: seed)
+            let stream = (0..<Int.random(in: 100...3000, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var segments = Self.segments(of: stream, rng: &rng, duplicate: false)
+            segments.sort { $0.offset < $1.offset }
+            var order: [(data: Bool, index: Int)] = segments.indices.flatMap { [(true, $0), (false, $0)] }
+            for _ in 0..<max(1, segments.count / 4) {
+                guard let from = order.indices.filter({ order[$0].data }).randomElement(using: &rng) else { break }
+                let item = order.remove(at: from)
+                order.insert(item, at: min(order.count, from + Int.random(in: 1...6, using: &rng)))
+            }
+            let recorder = Self.runWithACKs(segments, order: order, isn: UInt32.random(in: 0...UInt32.max, using: &rng))
+            #expect(recorder.bytes[0] == stream, "seed \(seed)")
+            #expect(recorder.skips[0].isEmpty, "seed \(seed)")
+        }
+    }
+
+    /// Past the window (64 packets of the connection) a hole the receiver acknowledged is given up: the
+    /// segment that comes later is a retransmission, and its bytes are missing exactly once.
+    @Test func aHoleIsGivenUpAfterTheWindow() {
+        let stream = (0..<200).map { UInt8($0) }
+        let segments = stride(from: 0, to: 200, by: 20).map { Segment(offset: $0, bytes: Array(stream[$0..<($0 + 20)])) }
+        // Segment 1 is written after 70 more ACKs of the whole stream.
+        var order: [(data: Bool, index: Int)] = [(true, 0), (false, 0)]
+        order += (2..<segments.count).flatMap { [(true, $0), (false, $0)] }
+        order += Array(repeating: (false, segments.count - 1), count: 70)
+        order.append((true, 1))
+        let recorder = Self.runWithACKs(segments, order: order, isn: 1000)
+        var expected = stream
+        expected.removeSubrange(20..<40)
+        #expect(recorder.bytes[0] == expected)
+        #expect(recorder.skips[0] == [20])
+    }
 }

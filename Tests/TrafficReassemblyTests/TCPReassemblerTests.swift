@@ -141,14 +141,31 @@ import TrafficWire
         #expect(try #require(box.summaries.first).clientToServer.missingBytes == 50)
     }
 
-    @Test func ackBeyondHoleGivesItUp() {
+    /// An ACK past a hole starts the late-segment window (issue 24); the hole is given up when the window
+    /// passes (here a packet 2 s later), not at the ACK, and not only at close.
+    @Test func ackBeyondHoleGivesItUpAfterTheWindow() {
         let (r, recorder, _) = makeReassembler()
         factory.send(r, fromClient: false, seq: 1, payload: Array("aaaa".utf8))
         factory.send(r, fromClient: false, seq: 9, payload: Array("cccc".utf8))  // bytes 5..<9 never captured
         #expect(recorder.skips[1].isEmpty)
         factory.send(r, fromClient: true, seq: 1, ack: 13)  // the client has everything up to 13
+        #expect(recorder.events[1] == [4])
+        factory.send(r, fromClient: true, seq: 1, ack: 13, time: 2_000_000_000)
         #expect(recorder.events[1] == [4, -4, 4])
         r.finish()
+    }
+
+    /// The segment written after its ACK (a mirror port's two queues) fills the hole within the window.
+    @Test func lateSegmentAfterItsACKFillsTheHole() {
+        let (r, recorder, box) = makeReassembler()
+        factory.send(r, fromClient: false, seq: 1, payload: Array("aaaa".utf8))
+        factory.send(r, fromClient: false, seq: 9, payload: Array("cccc".utf8))
+        factory.send(r, fromClient: true, seq: 1, ack: 13)
+        factory.send(r, fromClient: false, seq: 5, payload: Array("bbbb".utf8))
+        #expect(recorder.events[1] == [4, 4, 4])  // no gap: aaaa, then bbbb and the held cccc
+        r.finish()
+        let server = try? #require(box.summaries.first).serverToClient
+        #expect(server?.missingBytes == 0 && server?.retransmittedBytes == 0)
     }
 
     @Test func synFloodStaysWithinTheConnectionCap() {

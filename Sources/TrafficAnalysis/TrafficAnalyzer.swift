@@ -85,7 +85,7 @@ public enum TrafficAnalyzer {
         paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
     ) throws(CaptureError) -> TLSDecryptionContext? {
         let log = TLSKeyLog()
-        for path in keyLogPaths { log.add(try CaptureSecrets.readFile(path: path)) }
+        for path in keyLogPaths { try CaptureSecrets.readLines(path: path) { log.add($0) } }
         for path in paths {
             for text in try CaptureSecrets.tlsKeyLogs(path: path) { log.add(text) }
         }

@@ -21,7 +21,6 @@ final class HTTPConnectionTap: SessionStage {
     /// The HTTP/2 parser, owned and called the same way: the connection's, or the one after an h2c upgrade
     /// (which the HTTP/1 parser feeds).
     private var http2: Unmanaged<HTTP2ConnectionParser>?
-    private var http2Direct = false
     /// Deliveries held while `.detect` waits for a direction's first bytes.
     private var undecided: HTTPVersionDetector?
 
@@ -110,7 +109,6 @@ final class HTTPConnectionTap: SessionStage {
 
     private func useHTTP2() {
         http2 = Unmanaged.passRetained(makeHTTP2(nil))
-        http2Direct = true
     }
 
     private func arrived(_ record: MessageRecord) {
@@ -148,7 +146,7 @@ final class HTTPConnectionTap: SessionStage {
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
         if let parser {
             parser._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
-        } else if http2Direct, let http2 {
+        } else if let http2 {
             http2._withUnsafeGuaranteedRef { $0.receive(bytes, direction: direction, span: span) }
         } else if undecided != nil {
             detect(bytes, direction: direction, span: span)
@@ -162,7 +160,7 @@ final class HTTPConnectionTap: SessionStage {
         }
         if let parser {
             parser._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
-        } else if http2Direct, let http2 {
+        } else if let http2 {
             http2._withUnsafeGuaranteedRef { $0.skip(byteCount, direction: direction, time: time) }
         }
     }
@@ -187,7 +185,8 @@ final class HTTPConnectionTap: SessionStage {
             // Too few bytes to decide: what there is, client side first.
             decide(http2: held.decisionNow)
         }
-        if http2Direct {
+        // HTTP/2 without HTTP/1 before it (after an upgrade the HTTP/1 parser finishes its child).
+        if parser == nil, http2 != nil {
             finishHTTP2(time: time)
             return
         }

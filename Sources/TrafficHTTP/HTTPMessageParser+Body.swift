@@ -90,23 +90,10 @@ extension HTTPMessageParser {
         record.bodyBytes += range.count
         record.encodedBodyBytes += range.count
         guard !range.isEmpty else { return }
-        if isRequest, limits.maxKeptRequestBodyBytes > 0 { keepBody(UnsafeRawBufferPointer(rebasing: bytes[range])) }
-        switch decoding {
-        case .identity, .unknown, .lost: return
-        case .pending(let codings):
-            let decoder = ContentDecoder(codings: codings, scratch: scratch, limits: limits.decoding)
-            decoding = .active(decoder)
-            decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[range]))
-        case .active(let decoder):
-            decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        if isRequest, limits.maxKeptRequestBodyBytes > 0 {
+            record.keepBody(UnsafeRawBufferPointer(rebasing: bytes[range]), limit: limits.maxKeptRequestBodyBytes)
         }
-    }
-
-    /// Keeps body bytes up to the limit; a body cut there is flagged `body_limit` (HAR `_body_cut`).
-    private func keepBody(_ bytes: UnsafeRawBufferPointer) {
-        let room = limits.maxKeptRequestBodyBytes - record.body.count
-        if bytes.count > room { record.flag(.bodyLimit) }
-        if room > 0 { record.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room))) }
+        decoding.feed(UnsafeRawBufferPointer(rebasing: bytes[range]), scratch: scratch, limits: limits.decoding)
     }
 
     /// Ends the current message and returns its record; the direction goes back to a message boundary.
@@ -129,12 +116,7 @@ extension HTTPMessageParser {
         record.contentType = fields.contentType
         record.contentEncoding = fields.contentEncoding
         record.transferEncoding = fields.transferEncoding
-        switch decoding {
-        case .identity: record.decodedBodyBytes = record.encodedBodyBytes
-        case .pending: record.decodedBodyBytes = 0  // a coded but empty body
-        case .unknown, .lost: record.decodedBodyBytes = nil
-        case .active(let decoder): record.takeDecoded(decoder.finish(truncated: truncated))
-        }
+        decoding.finish(into: &record, truncated: truncated)
         decoding = .identity
         inMessage = false
         state = tunnelAfterMessage ? .tunnel : .startLine
@@ -146,10 +128,7 @@ extension HTTPMessageParser {
         record.missingBytes += count
         record.complete = false
         record.flag(.gap)
-        // Without a content coding the decoded size is the encoded size, holes or not (issue 3); a
-        // coded stream cannot be decoded through a hole.
-        if case .identity = decoding { return }
-        decoding = .lost
+        decoding.lose()
     }
 
     // MARK: Gaps and the end of the stream

@@ -62,7 +62,6 @@ struct HTTP2HeaderSummary {
         guard let name = field.name, let value = field.value else {
             decodedBytes = nil
             failed = true
-            if field.name == nil { return }
             // A known name with an unknown value: still a cookie's representation.
             if let name = field.name, Self.isCookie(name, request: request) {
                 cookieBytes &+= field.representationBytes
@@ -274,13 +273,7 @@ extension HTTP2ConnectionParser {
         if summary.grpc {
             return .grpc(GRPCMessageCounter(encoding: summary.grpcEncoding, scratch: scratch, limits: limits.http.decoding))
         }
-        guard let list = summary.contentEncoding else { return .identity }
-        guard let codings = ContentCoding.parse(contentEncoding: list) else {
-            record.flag(.unknownEncoding)
-            return .unknown
-        }
-        let applied = codings.filter { $0 != .identity }
-        return applied.isEmpty ? .identity : .pending(applied)
+        return .content(HTTPBodyDecoding.forContentEncoding(summary.contentEncoding, record: &record))
     }
 
     private func responseTemplate(_ stream: HTTP2Stream) -> MessageRecord {
@@ -382,7 +375,7 @@ extension HTTP2ConnectionParser {
         record.flag(.midMessageStart)
         let message = HTTP2Message(record: record)
         message.headersDone = true
-        message.decoding = .lost
+        message.decoding = .content(.lost)
         return message
     }
 

@@ -106,10 +106,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
             streamCount = 1
             nextIndex = exchange + 1
         }
-        self.decrypted = decrypted
     }
-
-    private let decrypted: Bool
 
     /// Where the bytes of `direction` went so far (final after `finish`).
     public func counts(for direction: Direction) -> HTTP2ByteCounts { side(direction).counts }
@@ -278,9 +275,9 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
             case .control: break
             }
             side.remaining = 0
-            loseFraming(side, missing: byteCount - inFrame)
+            loseFraming(side)
         case .header, .preface:
-            loseFraming(side, missing: byteCount)
+            loseFraming(side)
         case .resync, .lost:
             break
         }
@@ -288,7 +285,7 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
 
     /// A gap reached past a frame: every open message of the side may have lost bytes, a header block in
     /// progress is gone, and HPACK's table with it.
-    private func loseFraming(_ side: HTTP2Side, missing: Int) {
+    private func loseFraming(_ side: HTTP2Side) {
         side.headerFill = 0
         if side.state != .lost { side.state = .resync }
         side.hpack.loseState()
@@ -301,7 +298,6 @@ public final class HTTP2ConnectionParser: StreamAnalyzer {
                 stream.response?.lose(0)
             }
         }
-        _ = missing
     }
 
     public func finish(time: CaptureTime) {

@@ -6,15 +6,8 @@ import TrafficSessions
 /// How a message's decoded body size is found: content coding as for HTTP/1, or gRPC's length-prefixed
 /// messages (each counted 5 + its payload after `grpc-encoding`).
 enum HTTP2BodyDecoding {
-    case identity
-    /// Codings to apply; the decoder is made on the first body byte.
-    case pending([ContentCoding])
-    case active(ContentDecoder)
+    case content(HTTPBodyDecoding)
     case grpc(GRPCMessageCounter)
-    /// `content-encoding` names a coding we cannot decode (flag `unknown_encoding`).
-    case unknown
-    /// A gap fell inside the body.
-    case lost
 }
 
 /// One request or response of a stream: its record and the state of its body. A class: the stream holds it, the
@@ -22,7 +15,7 @@ enum HTTP2BodyDecoding {
 /// property is copied (every string of its record retained) where a reference is one load.
 final class HTTP2Message {
     var record: MessageRecord
-    var decoding: HTTP2BodyDecoding = .identity
+    var decoding: HTTP2BodyDecoding = .content(.identity)
     /// END_STREAM was seen in this direction (or, for an interim response, its block ended).
     var ended = false
     /// The record was handed on.
@@ -38,55 +31,47 @@ final class HTTP2Message {
     ) {
         record.encodedBodyBytes &+= bytes.count
         guard !bytes.isEmpty else { return }
-        if keep > 0 {
-            // HAR `postData.text` (`--har-bodies`), as for HTTP/1.
-            let room = keep - record.body.count
-            if bytes.count > room { record.flag(.bodyLimit) }
-            if room > 0 { record.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room))) }
-        }
+        // HAR `postData.text` (`--har-bodies`), as for HTTP/1.
+        if keep > 0 { record.keepBody(bytes, limit: keep) }
         switch decoding {
-        case .identity, .unknown, .lost: return
-        case .pending(let codings):
-            let decoder = ContentDecoder(codings: codings, scratch: scratch, limits: limits)
-            decoding = .active(decoder)
-            decoder.feed(bytes)
-        case .active(let decoder): decoder.feed(bytes)
+        case .content(var content):
+            if case .identity = content { return }
+            decoding = .content(.identity)  // no second reference to the decoder while it is fed
+            content.feed(bytes, scratch: scratch, limits: limits)
+            decoding = .content(content)
         case .grpc(var counter):
-            decoding = .identity  // no copy of the counter while it is fed
+            decoding = .content(.identity)
             counter.consume(bytes)
             decoding = .grpc(counter)
         }
     }
 
     /// `missing` bytes of the message were never captured (0: some may have been, in a gap that lost the
-    /// framing): the decoded size can no longer be known.
+    /// framing): the decoded size can no longer be known under a coding.
     func lose(_ missing: Int) {
         record.missingBytes &+= missing
         record.flag(.gap)
         switch decoding {
+        case .content(var content):
+            content.lose()
+            decoding = .content(content)
         case .grpc(var counter):
-            decoding = .identity
+            decoding = .content(.identity)
             counter.lose()
             decoding = .grpc(counter)
-        // Without a coding the decoded size stays the bytes captured, as for HTTP/1 (the hole is `missingBytes`).
-        case .identity: break
-        default: decoding = .lost
         }
     }
 
     /// The decoded size, once the message ends (complete or not). With no DATA payload it is 0 whatever
     /// `content-encoding` says (HEAD, 204, 304, 1xx, trailers-only answers).
     func finishBody(truncated: Bool) {
-        defer { decoding = .identity }
+        defer { decoding = .content(.identity) }
         if record.encodedBodyBytes == 0, record.missingBytes == 0 {
             record.decodedBodyBytes = 0
             return
         }
         switch decoding {
-        case .identity: record.decodedBodyBytes = record.encodedBodyBytes
-        case .pending: record.decodedBodyBytes = 0
-        case .unknown, .lost: record.decodedBodyBytes = nil
-        case .active(let decoder): record.takeDecoded(decoder.finish(truncated: truncated))
+        case .content(let content): content.finish(into: &record, truncated: truncated)
         case .grpc(var counter):
             let (bytes, anomaly) = counter.finish()
             record.decodedBodyBytes = bytes

@@ -36,10 +36,14 @@ public struct SideTotals: Sendable, Equatable {
     /// The sum behind `headerDecodedBytes`, and how many records it is over.
     package var headerDecodedSum: Int { get { rare(8) } set { setRare(8, newValue) } }
     public var headerDecodedRecords: Int { get { rare(9) } set { setRare(9, newValue) } }
-    /// The ten sums above, which stay zero without tunnels, TLS, HTTP/2 or `--overhead`: empty (8 bytes, no
-    /// allocation) until one is not, so that tens of thousands of groups do not carry 80 bytes of zeros.
+    /// HTTP/3 (`MessageRecord.quicOverheadBytes`, `h3ControlBytes`, `quicConnectionBytes`).
+    public var quicOverheadBytes: Int { get { rare(10) } set { setRare(10, newValue) } }
+    public var h3ControlBytes: Int { get { rare(11) } set { setRare(11, newValue) } }
+    public var quicConnectionBytes: Int { get { rare(12) } set { setRare(12, newValue) } }
+    /// The sums above, which stay zero without tunnels, TLS, HTTP/2, HTTP/3 or `--overhead`: empty (8 bytes, no
+    /// allocation) until one is not, so that tens of thousands of groups do not carry 104 bytes of zeros.
     private var rareSums: [Int] = []
-    package static let rareCount = 10
+    package static let rareCount = 13
 
     private func rare(_ i: Int) -> Int { rareSums.isEmpty ? 0 : rareSums[i] }
 
@@ -62,7 +66,8 @@ public struct SideTotals: Sendable, Equatable {
     /// Everything together, as each record's `wireBytes` sums it (derived: one field less per group).
     public var wireBytes: Int {
         bytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
-            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes &+ quicOverheadBytes &+ h3ControlBytes
+            &+ quicConnectionBytes
     }
 
     public init() {}
@@ -81,7 +86,11 @@ public struct SideTotals: Sendable, Equatable {
         let packets = record.packetOverheadBytes, retransmitted = record.retransmittedBytes
         let tlsOverhead = record.tlsOverheadBytes, tlsHandshake = record.tlsHandshakeBytes
         let h2Control = record.h2ControlBytes
-        if tunnel | handshake | teardown | packets | retransmitted | tlsOverhead | tlsHandshake | h2Control != 0 {
+        let quicOverhead = record.quicOverheadBytes, h3Control = record.h3ControlBytes
+        let quicConnection = record.quicConnectionBytes
+        if tunnel | handshake | teardown | packets | retransmitted | tlsOverhead | tlsHandshake | h2Control
+            | quicOverhead | h3Control | quicConnection != 0
+        {
             tunnelBytes &+= tunnel
             handshakeBytes &+= handshake
             teardownBytes &+= teardown
@@ -90,6 +99,9 @@ public struct SideTotals: Sendable, Equatable {
             tlsOverheadBytes &+= tlsOverhead
             tlsHandshakeBytes &+= tlsHandshake
             h2ControlBytes &+= h2Control
+            quicOverheadBytes &+= quicOverhead
+            h3ControlBytes &+= h3Control
+            quicConnectionBytes &+= quicConnection
         }
         if let decoded = record.headerDecodedBytes {
             headerDecodedSum &+= decoded
@@ -125,6 +137,9 @@ public struct SideTotals: Sendable, Equatable {
         tlsOverheadBytes &+= other.tlsOverheadBytes
         tlsHandshakeBytes &+= other.tlsHandshakeBytes
         h2ControlBytes &+= other.h2ControlBytes
+        quicOverheadBytes &+= other.quicOverheadBytes
+        h3ControlBytes &+= other.h3ControlBytes
+        quicConnectionBytes &+= other.quicConnectionBytes
         headerDecodedSum &+= other.headerDecodedSum
         headerDecodedRecords &+= other.headerDecodedRecords
     }
@@ -209,9 +224,9 @@ public struct GroupTotals: Sendable, Equatable {
             response.add(record)
             if sizes { responseSizes.add(record.transferBytes) }
             if collectWaits, let wait = record.wait { waits.add(Int((wait.nanoseconds + 500) / 1000)) }
-        case .tls:
-            // TLS bytes count on their side without being requests or responses (issue 9).
-            if record.tls?.direction == "client_to_server" { request.add(record) } else { response.add(record) }
+        case .tls, .quic:
+            // TLS and QUIC bytes count on their side without being requests or responses (issues 9, 23).
+            if record.sideOrder == 0 { request.add(record) } else { response.add(record) }
         }
         if !record.complete { incomplete += 1 }
     }

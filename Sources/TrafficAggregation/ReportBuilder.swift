@@ -101,7 +101,7 @@ package final class ReportBuilder {
         case .response:
             summary.responses += 1
             if !record.paired { summary.unpairedResponses += 1 }
-        case .tls:
+        case .tls, .quic:
             break
         }
         // A partial first message (`mid_message_start`) has an unknown coding, not a failed decoding.

@@ -12,8 +12,8 @@ import TrafficSessions
 package enum SpooledRecord {
     package typealias Entry = (capture: Int, record: MessageRecord)
 
-    /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`).
-    package static let fieldCount = 46
+    /// Stored properties of `MessageRecord` that are written (its `tlsStorage` is written as `tls`, `quicStorage` as `quic`).
+    package static let fieldCount = 50
 
     package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
         let lengthAt = bytes.beginSpoolEntry()
@@ -21,7 +21,7 @@ package enum SpooledRecord {
         bytes.spool(entry.capture)
         bytes.spool(r.connection)
         bytes.spool(r.index)
-        bytes.spool(r.kind == .request ? 0 : r.kind == .response ? 1 : 2)
+        bytes.spool(r.kind == .request ? 0 : r.kind == .response ? 1 : r.kind == .tls ? 2 : 3)
         bytes.spool(Int(r.time.nanoseconds))
         bytes.spool(r.client)
         bytes.spool(r.server)
@@ -56,6 +56,17 @@ package enum SpooledRecord {
         } else {
             bytes.spool(0)
         }
+        if let quic = r.quic {
+            bytes.spool(1)
+            bytes.spool(quic.direction)
+            bytes.spool(quic.udpPayloadBytes)
+            bytes.spool(quic.datagrams)
+            bytes.spool(quic.packets)
+            bytes.spool(quic.version)
+            bytes.spool(quic.alpnOffered)
+        } else {
+            bytes.spool(0)
+        }
         bytes.spool(r.handshakeBytes)
         bytes.spool(r.teardownBytes)
         bytes.spool(r.packetOverheadBytes)
@@ -64,6 +75,9 @@ package enum SpooledRecord {
         bytes.spool(r.tlsOverheadBytes)
         bytes.spool(r.tlsHandshakeBytes)
         bytes.spool(r.h2ControlBytes)
+        bytes.spool(r.quicOverheadBytes)
+        bytes.spool(r.h3ControlBytes)
+        bytes.spool(r.quicConnectionBytes)
         bytes.spool(r.streamOffset)
         bytes.spool(r.segmentHeaderBytes)
         bytes.spool(r.decrypted ? 1 : 0)
@@ -100,7 +114,9 @@ package enum SpooledRecord {
         guard let capture = r.int(), let connection = r.int(), let index = r.int(), let kindCode = r.int(),
             let time = r.int(), let client = r.string(), let server = r.string()
         else { return nil }
-        let kind: MessageRecord.Kind = kindCode == 0 ? .request : kindCode == 1 ? .response : .tls
+        let kinds: [MessageRecord.Kind] = [.request, .response, .tls, .quic]
+        guard kinds.indices.contains(kindCode) else { return nil }
+        let kind = kinds[kindCode]
         guard let method = r.optionalString(), let status = r.optionalInt(), let version = r.optionalString(),
             let streamID = r.optionalInt(), let host = r.string(), let path = r.string()
         else { return nil }
@@ -143,9 +159,22 @@ package enum SpooledRecord {
             tls.alpnOffered = offered
             record.tls = tls
         }
+        guard let hasQUIC = r.int() else { return nil }
+        if hasQUIC == 1 {
+            guard let direction = r.string(), let payload = r.int(), let datagrams = r.int(), let packets = r.int(),
+                let version = r.optionalString(), let offered = r.optionalString()
+            else { return nil }
+            var quic = MessageRecord.QUICBytes(direction: direction)
+            quic.udpPayloadBytes = payload
+            quic.datagrams = datagrams
+            quic.packets = packets
+            quic.version = version
+            quic.alpnOffered = offered
+            record.quic = quic
+        }
         guard let handshake = r.int(), let teardown = r.int(), let overhead = r.int(), let retransmitted = r.int(),
             let tunnel = r.int(), let tlsOverhead = r.int(), let tlsHandshake = r.int(), let h2Control = r.int(),
-            let offset = r.int(), let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
+            let quicOverhead = r.int(), let h3Control = r.int(), let quicConnection = r.int(), let offset = r.int(), let segmentHeaders = r.int(), let decrypted = r.int(), let lastByte = r.int(),
             let wait = r.optionalInt(), let connect = Self.span(&r), let tlsHandshakeTime = Self.span(&r),
             let head = r.byteArray(), let body = r.byteArray(),
             let contentType = r.optionalString(), let contentEncoding = r.optionalString(),
@@ -160,6 +189,9 @@ package enum SpooledRecord {
         record.tlsOverheadBytes = tlsOverhead
         record.tlsHandshakeBytes = tlsHandshake
         record.h2ControlBytes = h2Control
+        record.quicOverheadBytes = quicOverhead
+        record.h3ControlBytes = h3Control
+        record.quicConnectionBytes = quicConnection
         record.streamOffset = offset
         record.segmentHeaderBytes = segmentHeaders
         record.decrypted = decrypted == 1

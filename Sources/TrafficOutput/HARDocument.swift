@@ -57,7 +57,7 @@ public struct HARDocument {
             pushed.removeAll()
             w.flush(over: chunkBytes, to: write)
         }
-        for (capture, record) in report.messages ?? [] where record.kind != .tls {
+        for (capture, record) in report.messages ?? [] where record.kind != .tls && record.kind != .quic {
             if let open = current ?? pushed.first, let first = open.request ?? open.responses.first,
                 open.capture != capture || first.connection != record.connection
             {

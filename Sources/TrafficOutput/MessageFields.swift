@@ -55,7 +55,7 @@ enum MessageFields {
         body("retransmitted_bytes", .number(r.retransmittedBytes))
         body("wire_bytes", .number(r.wireBytes))
         // TLS without keys (issue 9): null on HTTP records.
-        body("direction", .text(r.tls?.direction))
+        body("direction", .text(r.tls?.direction ?? r.quic?.direction))
         // On a decrypted message: the connection's TLS handshake records it carries (`--overhead handshake`).
         body("tls_handshake_bytes", .number(r.tls?.handshakeBytes ?? (r.decrypted ? r.tlsHandshakeBytes : nil)))
         body("tls_application_bytes", .number(r.tls?.applicationBytes))
@@ -64,13 +64,13 @@ enum MessageFields {
         body("tls_version", .text(r.tls?.version))
         body("cipher_suite", .text(r.tls?.cipherSuite))
         body("alpn", .text(r.tls?.alpn))
-        body("alpn_offered", .text(r.tls?.alpnOffered))
+        body("alpn_offered", .text(r.tls?.alpnOffered ?? r.quic?.alpnOffered))
         // Decrypted HTTPS (issue 21): null on cleartext records and on `tls` records.
         body("tls_overhead_bytes", .number(r.decrypted ? r.tlsOverheadBytes : nil))
         // Issue 29: when the message's first and last bytes were captured (HAR's send and receive). A TLS
         // record spans a whole connection direction: no last byte time is kept for it (null).
         body("first_byte_time", .time(r.time))
-        body("last_byte_time", .time(r.kind == .tls ? nil : r.lastByteTime))
+        body("last_byte_time", .time(r.kind == .tls || r.kind == .quic ? nil : r.lastByteTime))
         // HTTP/2 (issue 22): the stream; the header block's and the cookie fields' sizes after HPACK decoding
         // (`header_bytes` and `cookie_bytes` are as sent), null for HTTP/1 and where HPACK state was lost; the
         // control frames attributed to this record with `--overhead` (0 otherwise; part of `wire_bytes`).
@@ -78,6 +78,14 @@ enum MessageFields {
         body("header_decoded_bytes", .number(r.headerDecodedBytes))
         body("cookie_decoded_bytes", .number(r.cookieDecodedBytes))
         body("h2_control_bytes", .number(r.h2ControlBytes))
+        // QUIC (issue 23): on `quic` records the negotiated version and the packets (null elsewhere); on HTTP/3
+        // records what QUIC added to carry the message, and with `--overhead` the connection's control streams
+        // and packets without request-stream bytes (0 for TCP; all three are part of `wire_bytes`).
+        body("quic_version", .text(r.quic?.version))
+        body("quic_packets", .number(r.quic?.packets))
+        body("quic_overhead_bytes", .number(r.quicOverheadBytes))
+        body("h3_control_bytes", .number(r.h3ControlBytes))
+        body("quic_connection_bytes", .number(r.quicConnectionBytes))
     }
 
     static func csvCell(_ value: Value) -> String {

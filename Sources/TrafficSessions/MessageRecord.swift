@@ -22,7 +22,25 @@ import TrafficReassembly
 /// ```
 public struct MessageRecord: Sendable {
     /// `tls`: one direction of a TLS connection seen without keys (host = SNI, path = `(tls)`).
-    public enum Kind: String, Sendable { case request, response, tls }
+    /// `quic`: one direction of a QUIC connection not decrypted (host = SNI from the Initials, path = `(quic)`).
+    public enum Kind: String, Sendable { case request, response, tls, quic }
+
+    /// One direction of a QUIC connection, for `kind == .quic` (issue 23).
+    public struct QUICBytes: Sendable, Equatable {
+        /// `client_to_server` or `server_to_client`.
+        public var direction: String
+        /// Σ(UDP length − 8) over the direction's datagrams on every path of the connection: its transfer bytes.
+        public var udpPayloadBytes = 0
+        public var datagrams = 0
+        /// QUIC packets, each coalesced packet counted; Version Negotiation and Retry count one each.
+        public var packets = 0
+        /// The negotiated version, `0x%08x`.
+        public var version: String?
+        /// The protocols the client offered, comma-separated.
+        public var alpnOffered: String?
+
+        public init(direction: String) { self.direction = direction }
+    }
 
     /// The TLS record layer of one direction of a connection, for `kind == .tls`.
     public struct TLSBytes: Sendable, Equatable {
@@ -60,7 +78,7 @@ public struct MessageRecord: Sendable {
     public var server: String
     public var method: String?
     public var status: Int?
-    /// `HTTP/1.1`, `HTTP/1.0`, `HTTP/0.9` or `HTTP/2`.
+    /// `HTTP/1.1`, `HTTP/1.0`, `HTTP/0.9`, `HTTP/2` or `HTTP/3`.
     public var version: String?
     /// HTTP/2: the stream that carried the message (also on the two HTTP/1.1 records of an h2c upgrade, which
     /// open stream 1); nil for HTTP/1.
@@ -87,7 +105,10 @@ public struct MessageRecord: Sendable {
     /// `bodyBytes` or `encodedBodyBytes`, which count captured bytes only; the body's size on the wire is
     /// `bodyBytes + missingBytes`.
     public var missingBytes: Int = 0
-    public var transferBytes: Int { lineBytes &+ headerBytes &+ bodyBytes &+ (tlsStorage?.value.recordBytes ?? 0) }
+    public var transferBytes: Int {
+        lineBytes &+ headerBytes &+ bodyBytes &+ (tlsStorage?.value.recordBytes ?? 0)
+            &+ (quicStorage?.value.udpPayloadBytes ?? 0)
+    }
 
     /// For `kind == .tls` only.
     public var tls: TLSBytes? {
@@ -100,6 +121,17 @@ public struct MessageRecord: Sendable {
     private final class TLSBox: Sendable {
         let value: TLSBytes
         init(_ value: TLSBytes) { self.value = value }
+    }
+
+    /// For `kind == .quic` only.
+    public var quic: QUICBytes? {
+        get { quicStorage?.value }
+        set { quicStorage = newValue.map(QUICBox.init) }
+    }
+    private var quicStorage: QUICBox?
+    private final class QUICBox: Sendable {
+        let value: QUICBytes
+        init(_ value: QUICBytes) { self.value = value }
     }
 
     // Connection overhead (`--overhead`); all zero unless the analysis attributes it.
@@ -125,10 +157,21 @@ public struct MessageRecord: Sendable {
     /// PUSH_PROMISE, unknown types) and the client preface, with `--overhead`: a stream's on that stream's
     /// record of the sending side, the connection's (stream 0, the preface) on its first exchange.
     public var h2ControlBytes = 0
+    /// HTTP/3: what QUIC added to carry this message (packet headers, AEAD tags, frame headers, ACK, PADDING and
+    /// other frames of the packets that carried its stream bytes, in proportion to them; retransmitted STREAM
+    /// frames of its stream). Always counted, like `tlsOverheadBytes`; 0 for TCP.
+    public var quicOverheadBytes = 0
+    /// HTTP/3, with `--overhead`: the sending side's control stream, QPACK encoder/decoder streams, other
+    /// unidirectional streams, and frames that are not HEADERS/DATA of a request stream, on the first exchange.
+    public var h3ControlBytes = 0
+    /// HTTP/3, with `--overhead`: packets of the sending side that carried no request-stream bytes (handshake,
+    /// ACK-only, control), on the first exchange.
+    public var quicConnectionBytes = 0
     /// Everything this message cost on the wire with the overhead chosen.
     public var wireBytes: Int {
         transferBytes &+ tunnelBytes &+ handshakeBytes &+ teardownBytes &+ packetOverheadBytes &+ retransmittedBytes
-            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes
+            &+ tlsOverheadBytes &+ tlsHandshakeBytes &+ h2ControlBytes &+ quicOverheadBytes &+ h3ControlBytes
+            &+ quicConnectionBytes
     }
 
     /// Offset of the message's first byte in its direction's stream (captured and missing bytes counted).
@@ -215,6 +258,7 @@ public struct MessageRecord: Sendable {
         decodedBodyBytes = template.decodedBodyBytes
         missingBytes = template.missingBytes
         if tlsStorage != nil || template.tlsStorage != nil { tlsStorage = template.tlsStorage }
+        if quicStorage != nil || template.quicStorage != nil { quicStorage = template.quicStorage }
         handshakeBytes = template.handshakeBytes
         teardownBytes = template.teardownBytes
         packetOverheadBytes = template.packetOverheadBytes
@@ -223,6 +267,9 @@ public struct MessageRecord: Sendable {
         tlsOverheadBytes = template.tlsOverheadBytes
         tlsHandshakeBytes = template.tlsHandshakeBytes
         h2ControlBytes = template.h2ControlBytes
+        quicOverheadBytes = template.quicOverheadBytes
+        h3ControlBytes = template.h3ControlBytes
+        quicConnectionBytes = template.quicConnectionBytes
         streamOffset = template.streamOffset
         segmentHeaderBytes = template.segmentHeaderBytes
         decrypted = template.decrypted
@@ -247,6 +294,7 @@ public struct MessageRecord: Sendable {
         case .request: 0
         case .response: 1
         case .tls: tls?.direction == "client_to_server" ? 0 : 1
+        case .quic: quic?.direction == "client_to_server" ? 0 : 1
         }
     }
 

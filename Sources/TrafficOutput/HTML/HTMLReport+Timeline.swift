@@ -62,7 +62,7 @@ extension HTMLReport {
             switch event.kind {
             case .request: exchange.request = event
             case .response: exchange.response = event
-            case .tls: exchange.other.append(event)
+            case .tls, .quic: exchange.other.append(event)
             }
             connections[i].exchanges[event.index] = exchange
         }

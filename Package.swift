@@ -24,7 +24,7 @@ let package = Package(
         .library(
             name: "TrafficEngine",
             targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficTLS",
-                      "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
+                      "TrafficQUIC", "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -71,6 +71,16 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: engineSettings),
+        // QUIC (RFC 9000, 9001, 9369): connections found by content and connection IDs, named from the Initials
+        // without keys, decrypted with a key log into ordered stream bytes for HTTP/3.
+        .target(
+            name: "TrafficQUIC",
+            dependencies: [
+                "TrafficWire", "TrafficReassembly", "TrafficTLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: engineSettings),
         // Aggregation: records into groups, path normalisation, the report and its summary, and the temporary
         // files of sorted runs (groups and records) it spills to. The spool format was a target of its own for a
         // while: its varint reader then stopped being inlined into group parsing (+3 % instructions), so it
@@ -85,12 +95,12 @@ let package = Package(
             dependencies: [
                 "TrafficAggregation",
                 "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2",
-                "TrafficTLS", "TrafficConcurrency",
+                "TrafficTLS", "TrafficQUIC", "TrafficConcurrency",
             ],
             swiftSettings: engineSettings),
         .target(
             name: "TrafficOutput",
-            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficTLS", "TrafficConcurrency"]),
+            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficTLS", "TrafficQUIC", "TrafficConcurrency"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
             name: "TrafficCheck",
@@ -98,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "traffic",
             dependencies: [
-                "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck",
+                "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck", "TrafficQUIC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

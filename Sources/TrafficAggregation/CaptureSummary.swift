@@ -17,6 +17,9 @@ public struct CaptureSummary: Sendable {
     /// Frames that are not TCP over IP (ARP, UDP, ICMP, …): counted, not analysed.
     public var nonTCPPackets = 0
     public var nonTCPFrameBytes = 0
+    /// UDP datagrams that a QUIC connection took (issue 23), and their frame bytes: not in `nonTCPPackets`.
+    public var quicDatagrams = 0
+    public var quicFrameBytes = 0
     /// Frames too damaged to decode, and IP fragments still held when the capture ended.
     public var undecodedPackets = 0
     public var undecodedFrameBytes = 0

@@ -64,6 +64,14 @@ public struct ReportSummary: Sendable, Equatable {
     /// HTTP/2 streams seen (client-initiated and pushed).
     public var http2Streams = 0
 
+    // QUIC and HTTP/3 (issue 23).
+    /// QUIC connections, and those whose 0-RTT or 1-RTT packets were decrypted (HTTP/3 records instead of
+    /// `quic` records).
+    public var quicConnections = 0
+    public var quicDecrypted = 0
+    /// HTTP/3 request streams that carried a message.
+    public var http3Streams = 0
+
     public init() {}
 
     /// Adds a shard's counts (parallel runs).
@@ -82,5 +90,6 @@ public struct ReportSummary: Sendable, Equatable {
         captureFrameBytes += o.captureFrameBytes; nonHTTPFrameBytes += o.nonHTTPFrameBytes
         nonTCPFrameBytes += o.nonTCPFrameBytes; unattributedFrameBytes += o.unattributedFrameBytes
         h2ControlBytes += o.h2ControlBytes; http2Streams += o.http2Streams
+        quicConnections += o.quicConnections; quicDecrypted += o.quicDecrypted; http3Streams += o.http3Streams
     }
 }

@@ -1,5 +1,6 @@
 import TrafficAggregation
 import TrafficCapture
+import TrafficQUIC
 import TrafficReassembly
 import TrafficWire
 
@@ -18,21 +19,31 @@ public struct CaptureAnalysis: Sendable {
     public static func run(
         path: String, options: AnalysisOptions,
         makeHandler: @escaping TCPReassembler.HandlerFactory = { _ in nil },
-        progress: ((Int64, Int64?) -> Void)? = nil
+        progress: ((Int64, Int64?) -> Void)? = nil, quic: QUICConnectionTable? = nil
     ) throws(CaptureError) -> CaptureAnalysis {
         var connections: [TCPConnectionSummary] = []
         let keep = options.keepConnections
         let reassembler = TCPReassembler(limits: options.reassemblyLimits, makeHandler: makeHandler) { ended in
             if keep { connections.append(ended) }
         }
-        var result = try read(path: path, options: options, into: LocalSegmentSink(reassembler), progress: progress)
+        var result = try read(
+            path: path, options: options, into: LocalSegmentSink(reassembler), progress: progress,
+            datagrams: quic.map { table in { table.process($0, time: $1, packetIndex: $2) } })
+        if let quic {
+            quic.finish()
+            result.summary.quicDatagrams -= quic.unconfirmedDatagrams
+            result.summary.quicFrameBytes -= quic.unconfirmedFrameBytes
+            result.summary.nonTCPPackets += quic.unconfirmedDatagrams
+            result.summary.nonTCPFrameBytes += quic.unconfirmedFrameBytes
+        }
         result.connections = connections.sorted { $0.info.id < $1.info.id }
         return result
     }
 
     /// The reading loop shared by single-threaded and sharded runs: capture → wire → `sink`.
     static func read(
-        path: String, options: AnalysisOptions, into sink: some SegmentSink, progress: ((Int64, Int64?) -> Void)?
+        path: String, options: AnalysisOptions, into sink: some SegmentSink, progress: ((Int64, Int64?) -> Void)?,
+        datagrams: ((UDPDatagram, CaptureTime, Int) -> Bool)? = nil
     ) throws(CaptureError) -> CaptureAnalysis {
         let file = try CaptureFile(path: path)
         if let filter = options.filter { try file.setFilter(filter) }
@@ -59,6 +70,15 @@ public struct CaptureAnalysis: Sendable {
                     fragmentBytes -= segment.frameBytes - packet.originalLength
                 }
                 sink.process(segment, time: packet.time, packetIndex: summary.packets)
+            case .udp(let datagram):
+                // QUIC is found by content on any port; other UDP is counted, not analysed.
+                if let datagrams, datagrams(datagram, packet.time, summary.packets) {
+                    summary.quicDatagrams += 1
+                    summary.quicFrameBytes += packet.originalLength
+                } else {
+                    summary.nonTCPPackets += 1
+                    summary.nonTCPFrameBytes += packet.originalLength
+                }
             case .nonTCP:
                 summary.nonTCPPackets += 1
                 summary.nonTCPFrameBytes += packet.originalLength

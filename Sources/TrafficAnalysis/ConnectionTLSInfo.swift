@@ -2,6 +2,7 @@ import TrafficAggregation
 import TrafficCapture
 import TrafficHTTP
 import TrafficHTTP2
+import TrafficQUIC
 import TrafficReassembly
 import TrafficSessions
 import TrafficTLS
@@ -14,7 +15,17 @@ public final class ConnectionTLSInfo {
     /// HTTP/2 control bytes (`h2_control_bytes`) by connection number: client to server, server to client.
     public private(set) var http2ControlBytes: [Int: [Int]] = [:]
 
+    /// The capture's QUIC connections, in the order they began.
+    public var quic: [QUICConnectionSummary] { quicEnded.sorted { $0.id < $1.id } }
+    private var quicEnded: [QUICConnectionSummary] = []
+
     private let decryption: TLSDecryptionContext?
+
+    /// A table that keeps each QUIC connection's summary (decrypting with the run's secrets, to say whether it
+    /// does; the streams go nowhere).
+    public func makeQUICTable() -> QUICConnectionTable {
+        QUICConnectionTable(keyLog: decryption?.keyLog) { [unowned self] in quicEnded.append($0.summary) }
+    }
 
     /// `decryption`: the run's secrets, to say per connection whether it decrypts.
     public init(decryption: TLSDecryptionContext? = nil) { self.decryption = decryption }

@@ -3,9 +3,11 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficHTTP
 import TrafficHTTP2
+import TrafficQUIC
 import TrafficReassembly
 import TrafficSessions
 import TrafficTLS
+import TrafficWire
 
 /// Runs the whole pipeline over captures: capture → packets → TCP streams → HTTP records → report.
 public enum TrafficAnalyzer {
@@ -26,7 +28,10 @@ public enum TrafficAnalyzer {
         let decryption = try decryptionContext(paths: paths, keyLogPaths: options.analysis.keyLogPaths, warnings: &warnings)
         for (index, path) in paths.enumerated() {
             let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
-            let analysis: CaptureAnalysis
+            // QUIC runs on the reading thread: a datagram's connection is found by IDs that any path may carry.
+            let quic = quicTable(capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption)
+            let datagrams = { (d: UDPDatagram, time: CaptureTime, packet: Int) in quic.process(d, time: time, packetIndex: packet) }
+            var analysis: CaptureAnalysis
             if jobs == 1 {
                 let reassembler = TCPReassembler(
                     limits: analysisOptions.reassemblyLimits,
@@ -34,12 +39,19 @@ public enum TrafficAnalyzer {
                         capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption),
                     connectionEnded: { _ in })
                 analysis = try CaptureAnalysis.read(
-                    path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report)
+                    path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report,
+                    datagrams: datagrams)
             } else {
                 analysis = try analyzeSharded(
                     path: path, capture: index, jobs: jobs, builder: builder, options: options, decryption: decryption,
-                    analysisOptions: analysisOptions, progress: report)
+                    analysisOptions: analysisOptions, progress: report, datagrams: datagrams)
             }
+            quic.finish()
+            // Datagrams of connections no packet proved QUIC are other UDP after all.
+            analysis.summary.quicDatagrams -= quic.unconfirmedDatagrams
+            analysis.summary.quicFrameBytes -= quic.unconfirmedFrameBytes
+            analysis.summary.nonTCPPackets += quic.unconfirmedDatagrams
+            analysis.summary.nonTCPFrameBytes += quic.unconfirmedFrameBytes
             captures.append(analysis.summary)
             anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
             warnings += analysis.warnings
@@ -102,6 +114,22 @@ public enum TrafficAnalyzer {
         return log.isEmpty ? nil : TLSDecryptionContext(keyLog: log)
     }
 
+    /// The QUIC connections of one capture: each ends as two `quic` records, or decrypted as HTTP/3 records.
+    static func quicTable(
+        capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions,
+        decryption: TLSDecryptionContext?
+    ) -> QUICConnectionTable {
+        let overhead = options.overhead
+        return QUICConnectionTable(
+            keyLog: decryption?.keyLog,
+            makeConsumer: { connection in
+                QUICConnectionRecords.consumer(for: connection, capture: capture, builder: builder, scratch: scratch, options: options)
+            },
+            ended: { connection in
+                QUICConnectionRecords.add(connection, capture: capture, builder: builder, overhead: overhead)
+            })
+    }
+
     /// Each connection gets a session that hands it to the TLS stage, or else to the HTTP/1 stage.
     static func handlerFactory(
         capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions,
@@ -135,7 +163,8 @@ public enum TrafficAnalyzer {
     /// records are merged into `builder`.
     private static func analyzeSharded(
         path: String, capture: Int, jobs: Int, builder: ReportBuilder, options: ReportOptions,
-        decryption: TLSDecryptionContext?, analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?
+        decryption: TLSDecryptionContext?, analysisOptions: AnalysisOptions, progress: ((Int64, Int64?) -> Void)?,
+        datagrams: @escaping (UDPDatagram, CaptureTime, Int) -> Bool
     ) throws(CaptureError) -> CaptureAnalysis {
         var shards: [ReportBuilder] = []
         // Per shard, the first packet of each of its connections by local number: records are renumbered
@@ -159,7 +188,8 @@ public enum TrafficAnalyzer {
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })
         }
-        let analysis = try CaptureAnalysis.read(path: path, options: analysisOptions, into: sink, progress: progress)
+        let analysis = try CaptureAnalysis.read(
+            path: path, options: analysisOptions, into: sink, progress: progress, datagrams: datagrams)
         var order: [(first: Int, shard: Int, local: Int)] = []
         if keepNumbers {
             for (shard, table) in firstPackets.enumerated() {

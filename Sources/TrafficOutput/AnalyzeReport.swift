@@ -80,6 +80,11 @@ public struct AnalyzeReport {
         ("request_header_decoded_bytes", { $0.request.headerDecodedBytes }),
         ("response_header_decoded_bytes", { $0.response.headerDecodedBytes }),
         ("h2_control_bytes", { $0.request.h2ControlBytes &+ $0.response.h2ControlBytes }),
+        // HTTP/3 (issue 23): QUIC's cost of carrying the messages (always counted), and with `--overhead` the
+        // connections' control and QPACK streams and packets without request-stream bytes.
+        ("quic_overhead_bytes", { $0.request.quicOverheadBytes &+ $0.response.quicOverheadBytes }),
+        ("h3_control_bytes", { $0.request.h3ControlBytes &+ $0.response.h3ControlBytes }),
+        ("quic_connection_bytes", { $0.request.quicConnectionBytes &+ $0.response.quicConnectionBytes }),
     ]
 
     private static let http2Keys = http2Columns.map { JSONWriter.Key($0.name) }
@@ -242,6 +247,9 @@ public struct AnalyzeReport {
         // not; and the streams seen.
         w.field("h2_control_bytes", s.h2ControlBytes)
         w.field("http2_streams", s.http2Streams)
+        w.field("quic_connections", s.quicConnections)
+        w.field("quic_decrypted", s.quicDecrypted)
+        w.field("http3_streams", s.http3Streams)
         w.endObject()
         w.beginArray("groups")
         for group in report.groups {

@@ -1,6 +1,7 @@
 import TrafficAggregation
 import TrafficCapture
 import TrafficAnalysis
+import TrafficQUIC
 import TrafficReassembly
 import TrafficTLS
 import TrafficWire
@@ -12,6 +13,8 @@ public struct ConnectionsReport {
     public var tls: [[Int: TLSConnectionSummary]] = []
     /// Per capture, the HTTP/2 control bytes (client to server, server to client) of connections that spoke it.
     public var http2ControlBytes: [[Int: [Int]]] = []
+    /// Per capture, its QUIC connections (issue 23), in the order they began.
+    public var quic: [[QUICConnectionSummary]] = []
 
     public init(analyses: [CaptureAnalysis]) { self.analyses = analyses }
 
@@ -98,9 +101,52 @@ public struct ConnectionsReport {
             }
         }
         w.endArray()
+        // QUIC connections (issue 23), numbered on their own like tshark's quic.connection.number.
+        w.beginArray("quic_connections")
+        for (index, analysis) in analyses.enumerated() {
+            for q in quicConnections(capture: index) {
+                w.beginObject()
+                if multipleCaptures { w.field("capture", analysis.summary.path) }
+                w.field("connection", q.id)
+                w.field("client", q.client.description)
+                w.field("server", q.server.description)
+                w.field("start", raw: q.start.decimalString)
+                w.field("duration", raw: q.duration.decimalString)
+                w.field("version", q.version.description)
+                w.field("sni", q.serverName)
+                w.field("alpn_offered", q.offeredALPN)
+                w.field("paths", q.paths)
+                w.field("retry", q.sawRetry)
+                w.field("version_negotiation", q.sawVersionNegotiation)
+                w.field("decryption", q.decryption)
+                for direction in Direction.allCases {
+                    let stats = q.stats[direction.rawValue]
+                    w.beginObject(direction.name)
+                    for (name, value) in Self.quicDirectionFields(stats) { w.field(name, value) }
+                    w.endObject()
+                }
+                w.endObject()
+            }
+        }
+        w.endArray()
         w.endObject()
         return w.output + "\n"
     }
+
+    /// A QUIC direction's fields, in contract order.
+    static func quicDirectionFields(_ s: QUICDirectionStats) -> [(name: String, value: Int)] {
+        [
+            ("datagrams", s.datagrams),
+            ("frame_bytes", s.frameBytes),
+            ("udp_payload_bytes", s.udpPayloadBytes),
+            ("quic_packets", s.packets),
+            ("padding_bytes", s.paddingBytes),
+            ("decrypted_packets", s.decryptedPackets),
+            ("undecrypted_packets", s.undecryptedPackets),
+        ]
+    }
+
+    func quicConnections(capture: Int) -> [QUICConnectionSummary] { capture < quic.count ? quic[capture] : [] }
 
     func csv() -> String {
         var w = CSVWriter()
@@ -113,6 +159,9 @@ public struct ConnectionsReport {
             header += ["record_header_bytes", "handshake_bytes", "application_bytes"].map { "tls_\(direction.name)_\($0)" }
         }
         header += Direction.allCases.map { "\($0.name)_h2_control_bytes" }
+        // Issue 23: QUIC connections are rows too, after the TCP ones: `transport` tells them apart (their TCP
+        // columns are empty; packets, frame and payload bytes are the datagrams').
+        header += ["transport", "quic_version"] + Direction.allCases.map { "\($0.name)_quic_packets" }
         w.row(header)
         for (index, analysis) in analyses.enumerated() {
             for c in analysis.connections {
@@ -132,6 +181,23 @@ public struct ConnectionsReport {
                 }
                 let control = h2Control(capture: index, connection: c.info.id)
                 row += Direction.allCases.map { direction in control.map { String($0[direction.rawValue]) } ?? "" }
+                row += ["tcp", "", "", ""]
+                w.row(row)
+            }
+        }
+        let tcpFields = Self.directionFields(TCPDirectionStats()).count
+        for (index, analysis) in analyses.enumerated() {
+            for q in quicConnections(capture: index) {
+                var row = (multipleCaptures ? [analysis.summary.path] : [])
+                    + ["\(q.id)", q.client.description, q.server.description, q.start.decimalString, q.duration.decimalString]
+                for direction in Direction.allCases {
+                    let s = q.stats[direction.rawValue]
+                    row += ["\(s.datagrams)", "\(s.frameBytes)", "\(s.udpPayloadBytes)"]
+                        + Array(repeating: "", count: tcpFields - 3)
+                }
+                row += [q.serverName ?? "", "", "", "", "", q.decryption ?? ""]
+                row += Array(repeating: "", count: 6) + ["", ""]
+                row += ["quic", q.version.description] + q.stats.map { "\($0.packets)" }
                 w.row(row)
             }
         }
@@ -166,6 +232,17 @@ public struct ConnectionsReport {
                             .compactMap { $0 }.joined(separator: " ")
                     } ?? "",
                 ] + (showEncapsulation ? [Self.encapsulationText(c.info.encapsulation)] : []))
+            }
+        }
+        for index in analyses.indices {
+            for q in quicConnections(capture: index) {
+                let a = q.stats[0], b = q.stats[1]
+                let quicText = ["QUIC \(q.version)", q.serverName, q.decryption.map { $0 == "decrypted" ? "decrypted" : "not decrypted: \($0)" }]
+                table.rows.append([
+                    "q\(q.id)", q.client.description, q.server.description,
+                    "\(a.datagrams)", bytes(a.frameBytes), "\(b.datagrams)", bytes(b.frameBytes), "", "",
+                    q.duration.secondsText, quicText.compactMap { $0 }.joined(separator: " "),
+                ] + (showEncapsulation ? [""] : []))
             }
         }
         var text = table.render(width: width)

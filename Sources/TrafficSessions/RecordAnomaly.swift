@@ -55,6 +55,15 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     case frameError = "frame_error"
     /// A request body longer than `--har-bodies` keeps: HAR's `postData.text` holds its start only.
     case bodyLimit = "body_limit"
+    // QUIC (issue 23), on `quic` records and a decrypted connection's HTTP/3 records.
+    /// No complete ClientHello was read from the Initials: the host is the server's address.
+    case noClientHello = "no_client_hello"
+    /// The server sent a Retry (RFC 9000 §8.1.2), and the client started again with its token.
+    case retry
+    /// The server answered with Version Negotiation (RFC 9000 §6), and the client started again.
+    case versionNegotiation = "version_negotiation"
+    /// Datagrams came on more than one path (NAT rebinding or migration, RFC 9000 §9).
+    case migrated
 
     /// The anomaly of a name as written in a spool or a report; nil for a name this version does not know.
     public init?(name: String) { self.init(rawValue: name) }

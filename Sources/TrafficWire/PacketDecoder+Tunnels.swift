@@ -18,10 +18,12 @@ extension PacketDecoder {
     }
 
     /// The payload of an IP packet that is not TCP (`start..<end` in wire bytes): a tunnel, or not analysed.
-    mutating func decodeTunnel(ipProtocol: UInt8, _ packet: CapturedPacket, at start: Int, end: Int) -> Result {
+    mutating func decodeTunnel(
+        ipProtocol: UInt8, _ packet: CapturedPacket, at start: Int, end: Int, source: IPAddress, destination: IPAddress
+    ) -> Result {
         switch ipProtocol {
         case 17:
-            return decodeUDP(packet, at: start, end: end)
+            return decodeUDP(packet, at: start, end: end, source: source, destination: destination)
         case 47:
             return decodeGRE(packet, at: start, end: end)
         case 4:  // RFC 2003 (IPv4 in IPv4), RFC 2473 (IPv4 in IPv6)
@@ -41,23 +43,35 @@ extension PacketDecoder {
     }
 
     /// RFC 768: UDP is a tunnel when either port is a tunnel's well-known port (the destination wins).
-    private mutating func decodeUDP(_ packet: CapturedPacket, at start: Int, end: Int) -> Result {
+    private mutating func decodeUDP(
+        _ packet: CapturedPacket, at start: Int, end: Int, source udpSource: IPAddress, destination udpDestination: IPAddress
+    ) -> Result {
         let bytes = packet.bytes
         guard start >= 0, bytes.count - start >= 8 else { return .nonTCP }
         let sourcePort = bytes.loadBigEndianUInt16(at: start)
         let destinationPort = bytes.loadBigEndianUInt16(at: start + 2)
         let port = Self.isTunnelPort(destinationPort) ? destinationPort : sourcePort
-        guard Self.isTunnelPort(port) else { return .nonTCP }
         // The UDP length covers header and data; one longer than the IP payload is not trusted.
         let length = Int(bytes.loadBigEndianUInt16(at: start + 4))
         guard length >= 8, length <= end - start else { return .nonTCP }
         let payloadEnd = start + length
+        let datagram = UDPDatagram(
+            source: Endpoint(address: udpSource, port: sourcePort),
+            destination: Endpoint(address: udpDestination, port: destinationPort), payloadLength: length - 8,
+            payload: UnsafeRawBufferPointer(rebasing: bytes[(start + 8)..<min(payloadEnd, bytes.count)]),
+            frameBytes: packet.originalLength, encapsulation: encapsulation)
+        guard Self.isTunnelPort(port) else { return .udp(datagram) }
+        let depth = tunnelDepth
+        let result: Result
         switch port {
-        case 4789: return decodeVXLAN(packet, at: start + 8, end: payloadEnd)
-        case 6081: return decodeGeneve(packet, at: start + 8, end: payloadEnd)
-        case 2152: return decodeGTPU(packet, at: start + 8, end: payloadEnd)
-        default: return decodeTeredo(packet, at: start + 8, end: payloadEnd)
+        case 4789: result = decodeVXLAN(packet, at: start + 8, end: payloadEnd)
+        case 6081: result = decodeGeneve(packet, at: start + 8, end: payloadEnd)
+        case 2152: result = decodeGTPU(packet, at: start + 8, end: payloadEnd)
+        default: result = decodeTeredo(packet, at: start + 8, end: payloadEnd)
         }
+        // A tunnel port whose header did not validate carried ordinary UDP (QUIC may use any port).
+        if case .nonTCP = result, tunnelDepth == depth { return .udp(datagram) }
+        return result
     }
 
     /// RFC 7348 §5: flags (the I bit 0x08 must be set), 3 reserved bytes, 24-bit VNI, 1 reserved byte; then Ethernet.

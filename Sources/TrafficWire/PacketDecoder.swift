@@ -11,7 +11,9 @@ public struct PacketDecoder {
     public enum Result {
         /// A TCP segment; valid until the next call to `decode`.
         case tcp(TCPSegment)
-        /// Not TCP over IP (ARP, UDP, ICMP, …): counted, not analysed.
+        /// A UDP datagram that is not a tunnel; valid until the next call to `decode`.
+        case udp(UDPDatagram)
+        /// Not TCP or UDP over IP (ARP, ICMP, …): counted, not analysed.
         case nonTCP
         /// An IP fragment held until its datagram is complete.
         case fragmentHeld
@@ -166,7 +168,9 @@ public struct PacketDecoder {
                               fragmentOffset: fragmentOffset, moreFragments: moreFragments)
         }
         guard proto == 6 else {
-            return decodeTunnel(ipProtocol: proto, packet, at: payloadStart, end: payloadStart + payloadLength)
+            return decodeTunnel(
+                ipProtocol: proto, packet, at: payloadStart, end: payloadStart + payloadLength, source: source,
+                destination: destination)
         }
         return decodeTCP(packet, source: source, destination: destination, at: payloadStart, ipPayloadLength: payloadLength)
     }
@@ -241,7 +245,8 @@ public struct PacketDecoder {
                 return reassemble(key: key, packet: packet, payloadStart: offset, payloadLength: remaining,
                                   fragmentOffset: fragmentOffset, moreFragments: moreFragments)
             default:
-                return decodeTunnel(ipProtocol: next, packet, at: offset, end: offset + remaining)
+                return decodeTunnel(
+                    ipProtocol: next, packet, at: offset, end: offset + remaining, source: source, destination: destination)
             }
         }
     }

@@ -3,6 +3,7 @@ import ArgumentParser
 import TrafficAnalysis
 import TrafficCapture
 import TrafficOutput
+import TrafficQUIC
 
 #if canImport(Glibc)
 import Glibc
@@ -34,13 +35,15 @@ struct InputOptions: ParsableArguments {
 
     /// Runs the lower stages on every capture; prints warnings; exits 3 when a capture cannot be read.
     func analyze(options: AnalysisOptions,
-                 makeHandler: @escaping (Int) -> TrafficReassemblyHandlerFactory = { _ in { _ in nil } }) throws
+                 makeHandler: @escaping (Int) -> TrafficReassemblyHandlerFactory = { _ in { _ in nil } },
+                 quic: (Int) -> QUICConnectionTable? = { _ in nil }) throws
         -> [CaptureAnalysis]
     {
         var analyses: [CaptureAnalysis] = []
         for (index, path) in captures.enumerated() {
             do {
-                let analysis = try CaptureAnalysis.run(path: path, options: options, makeHandler: makeHandler(index))
+                let analysis = try CaptureAnalysis.run(
+                    path: path, options: options, makeHandler: makeHandler(index), quic: quic(index))
                 for warning in analysis.warnings { printError(warning.description) }
                 analyses.append(analysis)
             } catch {

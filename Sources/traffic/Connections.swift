@@ -38,10 +38,11 @@ struct Connections: ParsableCommand {
             throw ExitCode(inputErrorCode)
         }
         for warning in warnings { printError(warning.description) }
-        let analyses = try input.analyze(options: options) { tls[$0].makeHandler() }
+        let analyses = try input.analyze(options: options, makeHandler: { tls[$0].makeHandler() }, quic: { tls[$0].makeQUICTable() })
         var report = ConnectionsReport(analyses: analyses)
         report.tls = tls.map(\.byConnection)
         report.http2ControlBytes = tls.map(\.http2ControlBytes)
+        report.quic = tls.map(\.quic)
         try output.write(report.render(output.format, width: output.terminalWidth, exactBytes: output.exactBytes))
     }
 }

@@ -37,7 +37,7 @@ import TrafficCapture
             case (.malformed(let found), let anomaly?):
                 #expect(found == anomaly, sourceLocation: sourceLocation)
                 #expect(decoder.count(of: anomaly) == 1, sourceLocation: sourceLocation)
-            case (.nonTCP, nil): break
+            case (.nonTCP, nil), (.udp, nil): break
             default: Issue.record("expected \(anomaly.map { "\($0)" } ?? "non-TCP"), got \(result)", sourceLocation: sourceLocation)
             }
         }

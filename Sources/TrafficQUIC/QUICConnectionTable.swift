@@ -1,0 +1,206 @@
+import TrafficCapture
+import TrafficReassembly
+import TrafficTLS
+import TrafficWire
+
+/// Finds the QUIC connection of each UDP datagram: by its path (the address/port pair), else by its Destination
+/// Connection ID (RFC 9000 §5.2: a new path of a known connection, after NAT rebinding or migration), else a new
+/// connection when it is a client's Initial whose protection verifies (RFC 9001 §5.2), on any port.
+public final class QUICConnectionTable {
+    private struct PathKey: Hashable {
+        let a: Endpoint
+        let b: Endpoint
+        init(_ x: Endpoint, _ y: Endpoint) {
+            if x < y { (a, b) = (x, y) } else { (a, b) = (y, x) }
+        }
+    }
+    private struct PathEntry {
+        let connection: QUICConnection
+        /// The client's endpoint on this path.
+        let client: Endpoint
+    }
+
+    private var paths: [PathKey: PathEntry] = [:]
+    /// Connection IDs to their connection, and whether the server chose them (they are the client's destinations).
+    private var ids: [QUICConnectionID: (connection: QUICConnection, byServer: Bool)] = [:]
+    /// Lengths of the registered IDs: a short header does not tell its DCID's length (RFC 9000 §17.3).
+    private var idLengths: Set<Int> = []
+    private var open: [ObjectIdentifier: QUICConnection] = [:]
+    private var pathsOf: [ObjectIdentifier: [PathKey]] = [:]
+    private var nextID = 0
+    private var sinceExpiry = 0
+
+    public let limits: QUICLimits
+    let keyLog: TLSKeyLog?
+    let makeConsumer: (QUICConnection) -> QUICStreamConsumer?
+    let ended: (QUICConnection) -> Void
+    /// Datagrams taken as QUIC whose connection was never confirmed (a long header of an unknown version that
+    /// no Version Negotiation answered): not QUIC after all.
+    public private(set) var unconfirmedDatagrams = 0
+    public private(set) var unconfirmedFrameBytes = 0
+    public private(set) var connectionCount = 0
+
+    public init(
+        keyLog: TLSKeyLog?, limits: QUICLimits = QUICLimits(),
+        makeConsumer: @escaping (QUICConnection) -> QUICStreamConsumer? = { _ in nil },
+        ended: @escaping (QUICConnection) -> Void
+    ) {
+        self.keyLog = keyLog
+        self.limits = limits
+        self.makeConsumer = makeConsumer
+        self.ended = ended
+    }
+
+    /// Whether the datagram belongs to a QUIC connection (then it was counted there).
+    public func process(_ datagram: UDPDatagram, time: CaptureTime, packetIndex: Int) -> Bool {
+        sinceExpiry += 1
+        if sinceExpiry >= 4096 {
+            sinceExpiry = 0
+            expire(before: time)
+        }
+        let bytes = datagram.payload
+        guard datagram.payloadLength > 0, !bytes.isEmpty else { return false }
+        let key = PathKey(datagram.source, datagram.destination)
+        if let entry = paths[key] {
+            let direction: Direction = datagram.source == entry.client ? .clientToServer : .serverToClient
+            return take(datagram, connection: entry.connection, direction: direction, time: time)
+        }
+        // A new path of a known connection: its DCID is one of the connection's IDs.
+        if let (connection, byServer) = lookUp(bytes, end: datagram.payloadLength) {
+            let client = byServer ? datagram.source : datagram.destination
+            paths[key] = PathEntry(connection: connection, client: client)
+            pathsOf[ObjectIdentifier(connection), default: []].append(key)
+            connection.paths += 1
+            return take(datagram, connection: connection, direction: byServer ? .clientToServer : .serverToClient, time: time)
+        }
+        guard let connection = start(datagram, time: time, packetIndex: packetIndex) else { return false }
+        paths[key] = PathEntry(connection: connection, client: datagram.source)
+        pathsOf[ObjectIdentifier(connection)] = [key]
+        return take(datagram, connection: connection, direction: .clientToServer, time: time)
+    }
+
+    private func take(_ datagram: UDPDatagram, connection: QUICConnection, direction: Direction, time: CaptureTime) -> Bool {
+        let dcidLength: Int? =
+            direction == .clientToServer ? shortLength(connection.serverCIDs) : shortLength(connection.clientCIDs)
+        let packets = QUICDatagramPackets.read(
+            datagram.payload, end: datagram.payloadLength, version: connection.version, shortDCIDLength: dcidLength)
+            ?? QUICDatagramPackets()
+        connection.process(datagram, packets: packets, direction: direction, time: time, table: self)
+        return true
+    }
+
+    /// The DCID length of short headers toward a side: its IDs' length (one length per side in practice).
+    private func shortLength(_ ids: Set<QUICConnectionID>) -> Int {
+        ids.first?.count ?? 0
+    }
+
+    private func lookUp(_ bytes: UnsafeRawBufferPointer, end: Int) -> (QUICConnection, Bool)? {
+        guard let first = bytes.first else { return nil }
+        if first & 0x80 != 0 {
+            guard bytes.count >= 6 else { return nil }
+            let length = Int(bytes[5])
+            guard length > 0, length <= QUICConnectionID.maxLength, bytes.count >= 6 + length,
+                let id = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[6..<(6 + length)])),
+                let found = ids[id]
+            else { return nil }
+            return (found.connection, found.byServer)
+        }
+        for length in idLengths where bytes.count >= 1 + length {
+            if let id = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + length)])), let found = ids[id] {
+                return (found.connection, found.byServer)
+            }
+        }
+        return nil
+    }
+
+    /// A client's first Initial (RFC 9000 §14.1: in a datagram of at least 1200 bytes, §7.2: a DCID of at least
+    /// 8 bytes) that authenticates with the keys derived from that DCID; or, for a version we cannot read, a
+    /// provisional connection that a Version Negotiation must confirm.
+    private func start(_ datagram: UDPDatagram, time: CaptureTime, packetIndex: Int) -> QUICConnection? {
+        let bytes = datagram.payload
+        guard datagram.payloadLength >= 1200,
+            let header = QUICPacketHeader.read(
+                bytes, at: 0, end: datagram.payloadLength, version: .v1, shortDCIDLength: nil),
+            header.isLong, header.dcid.count >= 8
+        else { return nil }
+        let confirmed: Bool
+        if header.version.isKnown {
+            guard header.type == .initial, !header.truncated,
+                let keys = QUICPacketKeys.initial(
+                    dcid: UnsafeRawBufferPointer(rebasing: bytes[header.dcid]), version: header.version),
+                Self.opens(header, bytes: bytes, keys: keys.client)
+            else { return nil }
+            confirmed = true
+        } else {
+            guard header.type == .initial, header.version != .negotiation,
+                // RFC 9000 §15: versions 0x?a?a?a?a are reserved to exercise negotiation.
+                header.version.rawValue & 0x0f0f_0f0f == 0x0a0a_0a0a || bytes.count >= 1200
+            else { return nil }
+            confirmed = false
+        }
+        if open.count >= limits.maxConnections, let oldest = open.values.min(by: { $0.lastTime < $1.lastTime }) {
+            end(oldest)
+        }
+        let connection = QUICConnection(
+            id: nextID, client: datagram.source, server: datagram.destination, time: time, packetIndex: packetIndex,
+            version: header.version, confirmed: confirmed, keyLog: keyLog, limits: limits, makeConsumer: makeConsumer)
+        nextID += 1
+        open[ObjectIdentifier(connection)] = connection
+        if let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[header.dcid])) {
+            register(dcid, for: connection, chosenByServer: true)
+        }
+        return connection
+    }
+
+    /// Whether the client Initial's protection verifies with `keys`.
+    private static func opens(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys) -> Bool {
+        let sampleStart = header.pnOffset + 4
+        guard sampleStart + 16 <= header.end, header.end <= bytes.count,
+            let mask = keys.mask(sample: UnsafeRawBufferPointer(rebasing: bytes[sampleStart..<(sampleStart + 16)]))
+        else { return false }
+        let first = bytes[header.start] ^ (mask.0 & 0x0f)
+        let pnLength = Int(first & 0x03) + 1
+        var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + pnLength)]))
+        headerBytes[0] = first
+        let maskBytes = [mask.1, mask.2, mask.3, mask.4]
+        var pn: UInt64 = 0
+        for i in 0..<pnLength {
+            headerBytes[header.pnOffset + i] ^= maskBytes[i]
+            pn = pn << 8 | UInt64(headerBytes[header.pnOffset + i])
+        }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[(header.pnOffset + pnLength)..<header.end])
+        return headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) } != nil
+    }
+
+    func register(_ id: QUICConnectionID, for connection: QUICConnection, chosenByServer: Bool) {
+        guard id.count > 0 else { return }
+        if chosenByServer { connection.serverCIDs.insert(id) } else { connection.clientCIDs.insert(id) }
+        ids[id] = (connection, chosenByServer)
+        idLengths.insert(id.count)
+    }
+
+    private func expire(before time: CaptureTime) {
+        let limit = limits.idleTimeoutNanoseconds
+        let idle = open.values.filter { $0.lastTime.duration(to: time).nanoseconds > limit }
+        for connection in idle.sorted(by: { $0.id < $1.id }) { end(connection) }
+    }
+
+    private func end(_ connection: QUICConnection) {
+        open[ObjectIdentifier(connection)] = nil
+        for key in pathsOf.removeValue(forKey: ObjectIdentifier(connection)) ?? [] { paths[key] = nil }
+        for id in connection.clientCIDs.union(connection.serverCIDs) where ids[id]?.connection === connection { ids[id] = nil }
+        connection.finish()
+        if connection.confirmed {
+            connectionCount += 1
+            ended(connection)
+        } else {
+            unconfirmedDatagrams += connection.stats[0].datagrams + connection.stats[1].datagrams
+            unconfirmedFrameBytes += connection.stats[0].frameBytes + connection.stats[1].frameBytes
+        }
+    }
+
+    /// The capture ended: every open connection ends, in the order they began.
+    public func finish() {
+        for connection in open.values.sorted(by: { $0.id < $1.id }) { end(connection) }
+    }
+}

@@ -1,0 +1,144 @@
+import Crypto
+import TrafficTLS
+import _CryptoExtras
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The keys that protect one direction's packets in one epoch (RFC 9001 §5): AEAD key and IV, and the header
+/// protection key, derived from a TLS secret with the version's labels.
+struct QUICPacketKeys {
+    enum Cipher { case aes128GCM, aes256GCM, chacha20 }
+
+    let cipher: Cipher
+    let hash: TLSHashAlgorithm
+    let secret: [UInt8]
+    let key: SymmetricKey
+    let iv: [UInt8]
+    let headerKey: SymmetricKey
+    let version: QUICVersion
+
+    static let tagLength = 16
+
+    /// nil for a suite QUIC does not use (RFC 9001 §5.3: the TLS 1.3 AEADs; CCM is not read here).
+    init?(secret: [UInt8], suite: TLSCipherSuite, version: QUICVersion, headerKey: SymmetricKey? = nil) {
+        let cipher: Cipher, hash: TLSHashAlgorithm
+        switch suite.rawValue {
+        case 0x1301: (cipher, hash) = (.aes128GCM, .sha256)
+        case 0x1302: (cipher, hash) = (.aes256GCM, .sha384)
+        case 0x1303: (cipher, hash) = (.chacha20, .sha256)
+        default: return nil
+        }
+        let keyLength = cipher == .aes128GCM ? 16 : 32
+        let prefix = version.labelPrefix
+        self.cipher = cipher
+        self.hash = hash
+        self.secret = secret
+        self.version = version
+        key = SymmetricKey(data: TLS13KeySchedule.expandLabel(
+            hash, secret: secret, label: prefix + "key", context: [], length: keyLength))
+        iv = TLS13KeySchedule.expandLabel(hash, secret: secret, label: prefix + "iv", context: [], length: 12)
+        // RFC 9001 §6.1: a key update changes the packet keys, never the header protection key.
+        self.headerKey = headerKey ?? SymmetricKey(data: TLS13KeySchedule.expandLabel(
+            hash, secret: secret, label: prefix + "hp", context: [], length: keyLength))
+        guard iv.count == 12 else { return nil }
+    }
+
+    /// RFC 9001 §6.1: the next key phase's keys ("quic ku").
+    func updated() -> QUICPacketKeys? {
+        let next = TLS13KeySchedule.expandLabel(
+            hash, secret: secret, label: version.labelPrefix + "ku", context: [], length: hash.length)
+        let suite: UInt16 = cipher == .aes128GCM ? 0x1301 : cipher == .aes256GCM ? 0x1302 : 0x1303
+        return QUICPacketKeys(secret: next, suite: TLSCipherSuite(rawValue: suite), version: version, headerKey: headerKey)
+    }
+
+    /// Initial keys of both directions from the client's first Destination Connection ID (RFC 9001 §5.2);
+    /// nil for a version whose salt we do not know.
+    static func initial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> (client: QUICPacketKeys, server: QUICPacketKeys)? {
+        guard let salt = version.initialSalt else { return nil }
+        let prk = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt)
+        let initialSecret = prk.withUnsafeBytes { Array($0) }
+        let client = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: "client in", context: [], length: 32)
+        let server = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: "server in", context: [], length: 32)
+        let suite = TLSCipherSuite(rawValue: 0x1301)
+        guard let c = QUICPacketKeys(secret: client, suite: suite, version: version),
+            let s = QUICPacketKeys(secret: server, suite: suite, version: version)
+        else { return nil }
+        return (c, s)
+    }
+
+    /// The 5-byte header protection mask from the 16-byte sample (RFC 9001 §5.4.3, §5.4.4).
+    func mask(sample: UnsafeRawBufferPointer) -> (UInt8, UInt8, UInt8, UInt8, UInt8)? {
+        guard sample.count >= 16 else { return nil }
+        switch cipher {
+        case .aes128GCM, .aes256GCM:
+            var block = (0..<16).map { sample[$0] }
+            guard (try? AES.permute(&block, key: headerKey)) != nil else { return nil }
+            return (block[0], block[1], block[2], block[3], block[4])
+        case .chacha20:
+            // counter = sample[0..<4] little-endian, nonce = sample[4..<16]; the mask encrypts five zero bytes.
+            var counterValue: UInt32 = 0
+            for i in 0..<4 { counterValue |= UInt32(sample[i]) << (8 * i) }
+            guard let counter = try? Insecure.ChaCha20CTR.Counter(offset: counterValue),
+                let nonce = try? Insecure.ChaCha20CTR.Nonce(data: UnsafeRawBufferPointer(rebasing: sample[4..<16])),
+                let out = try? Insecure.ChaCha20CTR.encrypt([0, 0, 0, 0, 0] as [UInt8], using: headerKey, counter: counter, nonce: nonce),
+                out.count == 5
+            else { return nil }
+            let o = Array(out)
+            return (o[0], o[1], o[2], o[3], o[4])
+        }
+    }
+
+    /// AEAD open of a packet payload (RFC 9001 §5.3): nonce = IV XOR the packet number, the header as AAD.
+    func open(packetNumber: UInt64, header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> Data? {
+        guard payload.count >= Self.tagLength else { return nil }
+        var nonceBytes = iv
+        for i in 0..<8 { nonceBytes[4 + i] ^= UInt8(truncatingIfNeeded: packetNumber >> (56 - 8 * i)) }
+        let ciphertext = UnsafeRawBufferPointer(rebasing: payload[..<(payload.count - Self.tagLength)])
+        let tag = UnsafeRawBufferPointer(rebasing: payload[(payload.count - Self.tagLength)...])
+        switch cipher {
+        case .aes128GCM, .aes256GCM:
+            guard let nonce = try? AES.GCM.Nonce(data: nonceBytes),
+                let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+            else { return nil }
+            return try? AES.GCM.open(box, using: key, authenticating: header)
+        case .chacha20:
+            guard let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
+                let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+            else { return nil }
+            return try? ChaChaPoly.open(box, using: key, authenticating: header)
+        }
+    }
+
+    /// The inverse of `open` and of header protection, for tests and the benchmark generator: seals `payload`
+    /// after `header` (whose last `pnLength` bytes are the packet number) and applies header protection.
+    func protect(header: [UInt8], pnLength: Int, packetNumber: UInt64, payload: [UInt8]) -> [UInt8]? {
+        var nonceBytes = iv
+        for i in 0..<8 { nonceBytes[4 + i] ^= UInt8(truncatingIfNeeded: packetNumber >> (56 - 8 * i)) }
+        let sealed: [UInt8]
+        switch cipher {
+        case .aes128GCM, .aes256GCM:
+            guard let nonce = try? AES.GCM.Nonce(data: nonceBytes),
+                let box = try? AES.GCM.seal(payload, using: key, nonce: nonce, authenticating: header)
+            else { return nil }
+            sealed = Array(box.ciphertext) + Array(box.tag)
+        case .chacha20:
+            guard let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
+                let box = try? ChaChaPoly.seal(payload, using: key, nonce: nonce, authenticating: header)
+            else { return nil }
+            sealed = Array(box.ciphertext) + Array(box.tag)
+        }
+        var packet = header + sealed
+        let pnOffset = header.count - pnLength
+        guard packet.count >= pnOffset + 4 + 16 else { return nil }
+        let m = packet.withUnsafeBytes { mask(sample: UnsafeRawBufferPointer(rebasing: $0[(pnOffset + 4)..<(pnOffset + 20)])) }
+        guard let m else { return nil }
+        packet[0] ^= m.0 & (packet[0] & 0x80 != 0 ? 0x0f : 0x1f)
+        let maskBytes = [m.1, m.2, m.3, m.4]
+        for i in 0..<pnLength { packet[pnOffset + i] ^= maskBytes[i] }
+        return packet
+    }
+}

@@ -23,8 +23,8 @@ let package = Package(
         // The engine as a library, for the benchmarks package in Benchmarks/.
         .library(
             name: "TrafficEngine",
-            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficTLS",
-                      "TrafficQUIC", "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
+            targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficHTTP3",
+                      "TrafficTLS", "TrafficQUIC", "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -63,6 +63,11 @@ let package = Package(
         .target(name: "TrafficHTTP", dependencies: ["TrafficSessions", "TrafficCodecs"], swiftSettings: engineSettings),
         // HTTP/2 (RFC 9113) and HPACK (RFC 7541): frames to request and response records, gRPC message sizes.
         .target(name: "TrafficHTTP2", dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCodecs"], swiftSettings: engineSettings),
+        // HTTP/3 (RFC 9114) and QPACK (RFC 9204): the decrypted, ordered stream bytes the QUIC transport hands over,
+        // to request and response records.
+        .target(
+            name: "TrafficHTTP3", dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficCodecs"],
+            swiftSettings: engineSettings),
         .target(
             name: "TrafficTLS",
             dependencies: [
@@ -139,6 +144,14 @@ let package = Package(
                 "TrafficTestSupport", .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(
+            name: "TrafficHTTP3Tests",
+            dependencies: [
+                "TrafficHTTP3", "TrafficHTTP2", "TrafficSessions", "TrafficCodecs", "TrafficCapture", "TrafficWire",
+                "TrafficReassembly", "TrafficTestSupport",
+            ],
+            // The generator of QPACKOracleFixtures.swift.
+            exclude: ["make-qpack-fixtures.py"]),
         .testTarget(
             name: "TrafficTLSTests",
             dependencies: [

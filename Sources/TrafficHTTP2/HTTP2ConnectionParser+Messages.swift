@@ -9,29 +9,31 @@ import TrafficHTTP
 import TrafficReassembly
 import TrafficSessions
 
-/// What a decoded header block says, for the record it opens.
-struct HTTP2HeaderSummary {
-    var method: String?
-    var path: String?
-    var authority: String?
-    var host: String?
+/// What a decoded header block says, for the record it opens (HTTP/3 fills it from QPACK fields too).
+package struct HTTP2HeaderSummary {
+    package init() {}
+
+    package var method: String?
+    package var path: String?
+    package var authority: String?
+    package var host: String?
     /// `:scheme` is `https` (the default port of `:authority` is then 443).
-    var https = false
-    var status: Int?
-    var contentType: String?
+    package var https = false
+    package var status: Int?
+    package var contentType: String?
     /// `content-type` is gRPC's: the body is length-prefixed messages.
-    var grpc = false
-    var contentEncoding: String?
-    var grpcEncoding: String?
+    package var grpc = false
+    package var contentEncoding: String?
+    package var grpcEncoding: String?
     /// Σ(len(name) + len(value)); nil once a field's name or value is unknown.
-    var decodedBytes: Int? = 0
-    var cookieBytes = 0
-    var cookieDecodedBytes: Int? = 0
+    package var decodedBytes: Int? = 0
+    package var cookieBytes = 0
+    package var cookieDecodedBytes: Int? = 0
     /// The block could not be decoded (or only blindly): `hpack_error`.
-    var failed = false
+    package var failed = false
     /// Regular fields as `name: value\n` lines, when HAR keeps heads.
-    var lines: [UInt8] = []
-    var linesCut = false
+    package var lines: [UInt8] = []
+    package var linesCut = false
 
     static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
 
@@ -58,7 +60,7 @@ struct HTTP2HeaderSummary {
             && memcmp(value.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
 
-    mutating func add(_ field: HPACKField, request: Bool, keep: Int) {
+    package mutating func add(_ field: HPACKField, request: Bool, keep: Int) {
         guard let name = field.name, let value = field.value else {
             decodedBytes = nil
             failed = true

@@ -5,7 +5,7 @@
 /// took. Only octets with codes longer than 12 bits (rare in header text) take a slower path over the canonical
 /// code lengths. The bits come from a 64-bit accumulator refilled 8 octets at a time. This replaced a 4-bit state
 /// automaton, whose two dependent lookups per octet made long strings decode about 1.5 times slower.
-enum HPACKHuffman {
+package enum HPACKHuffman {
     /// Code lengths in bits of symbols 0…255 and EOS (256), from RFC 7541 Appendix B.
     ///
     /// The appendix's code is canonical: codes of one length are consecutive numbers in symbol order, and each
@@ -51,7 +51,7 @@ enum HPACKHuffman {
     /// returns how many octets it wrote.
     ///
     /// §5.2: a string whose padding is longer than 7 bits or is not all ones, or that contains EOS, is an error.
-    static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(HPACKError)
+    package static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(HPACKError)
         -> Int
     {
         guard var next = input.baseAddress, input.count > 0 else { return 0 }
@@ -137,7 +137,7 @@ enum HPACKHuffman {
     /// Room `decode` needs for `encodedCount` octets: every decoded octet took at least 5 bits, and a window
     /// stores two octets even when it keeps one.
     @inline(__always)
-    static func maxDecodedCount(_ encodedCount: Int) -> Int {
+    package static func maxDecodedCount(_ encodedCount: Int) -> Int {
         encodedCount / 5 * 8 + 8 + 2
     }
 

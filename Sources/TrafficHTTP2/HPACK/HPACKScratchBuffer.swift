@@ -2,18 +2,18 @@
 ///
 /// It grows only to the largest representation seen (its decoded strings take at most 8/5 of its octets) and is
 /// reused by every field after that: decoding allocates nothing per field.
-final class HPACKScratchBuffer {
-    private(set) var base: UnsafeMutableRawPointer?
-    private(set) var capacity = 0
+package final class HPACKScratchBuffer {
+    package private(set) var base: UnsafeMutableRawPointer?
+    package private(set) var capacity = 0
 
-    init() {}
+    package init() {}
 
     deinit { base?.deallocate() }
 
     /// Makes room for `byteCount` octets, keeping the first `keeping` octets, and returns the start of the buffer.
     /// Earlier pointers into the buffer are invalid after this.
     @inline(__always)
-    func reserve(_ byteCount: Int, keeping: Int) -> UnsafeMutableRawPointer {
+    package func reserve(_ byteCount: Int, keeping: Int) -> UnsafeMutableRawPointer {
         if byteCount <= capacity, let base { return base }
         return grow(to: byteCount, keeping: keeping)
     }

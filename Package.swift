@@ -24,7 +24,7 @@ let package = Package(
         .library(
             name: "TrafficEngine",
             targets: ["TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2", "TrafficHTTP3",
-                      "TrafficTLS", "TrafficQUIC", "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
+                      "TrafficTLS", "TrafficQUIC", "TrafficHTTP3", "TrafficConcurrency", "TrafficAggregation", "TrafficAnalysis",
                       "TrafficOutput", "TrafficCodecs"]),
     ],
     dependencies: [
@@ -100,7 +100,7 @@ let package = Package(
             dependencies: [
                 "TrafficAggregation",
                 "TrafficCapture", "TrafficWire", "TrafficReassembly", "TrafficSessions", "TrafficHTTP", "TrafficHTTP2",
-                "TrafficTLS", "TrafficQUIC", "TrafficConcurrency",
+                "TrafficTLS", "TrafficQUIC", "TrafficHTTP3", "TrafficConcurrency",
             ],
             swiftSettings: engineSettings),
         .target(

@@ -130,16 +130,21 @@ public enum TrafficAnalyzer {
             })
     }
 
+    /// What HTTP stages keep and decode, from the report's options.
+    static func httpLimits(_ options: ReportOptions) -> HTTPLimits {
+        HTTPLimits(
+            decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding),
+            maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0,
+            maxKeptRequestBodyBytes: options.keepRequestBodies ? options.keptBodyLimit : 0)
+    }
+
     /// Each connection gets a session that hands it to the TLS stage, or else to the HTTP/1 stage.
     static func handlerFactory(
         capture: Int, builder: ReportBuilder, scratch: DecodingScratch, options: ReportOptions,
         decryption: TLSDecryptionContext?
     ) -> TCPReassembler.HandlerFactory {
         // Heads are kept for HAR up to 256 KiB a message: servers refuse heads far smaller (8–64 KiB).
-        let limits = HTTPLimits(
-            decoding: ContentDecodingLimits(useGzipTrailer: !options.verifyDecoding),
-            maxKeptHeadBytes: options.keepHeads ? 256 * 1024 : 0,
-            maxKeptRequestBodyBytes: options.keepRequestBodies ? options.keptBodyLimit : 0)
+        let limits = httpLimits(options)
         let stages = TCPSession.Stages(
             [(TLSConnectionParser.detector, { info in
                 TLSConnectionTap(

@@ -47,6 +47,8 @@ public final class QUICConnection {
     let keyLog: TLSKeyLog?
     let limits: QUICLimits
     var consumer: QUICStreamConsumer?
+    /// The application stage made for the decrypted streams, if any.
+    public var streamConsumer: QUICStreamConsumer? { consumer }
     let makeConsumer: (QUICConnection) -> QUICStreamConsumer?
 
     // Packet protection.
@@ -111,6 +113,8 @@ public final class QUICConnection {
         stats[d].frameBytes += datagram.frameBytes
         stats[d].packets += packets.packets.count
         stats[d].paddingBytes += packets.paddingBytes
+        // A datagram on a known path that holds no QUIC packet (damaged, or another protocol): the connection's.
+        if packets.packets.isEmpty { stats[d].connectionBytes += datagram.payloadLength }
         let bytes = datagram.payload
         for (i, header) in packets.packets.enumerated() {
             var size = header.end - header.start
@@ -326,7 +330,7 @@ public final class QUICConnection {
         }
         stats[d].unidirectionalStreamBytes += uniBytes
         stats[d].requestStreamBytes += requestBytes
-        let consumer = (header.type == .zeroRTT || header.type == .oneRTT) ? streamConsumer() : nil
+        let consumer = (header.type == .zeroRTT || header.type == .oneRTT) ? makeStreamConsumer() : nil
         // A packet's bytes other than stream payload, split over the request streams it carried in proportion
         // to their new bytes, the remainder to the stream with the most (issue 23); a retransmitted frame whole
         // to its stream. Without request-stream bytes, the packet is the connection's.
@@ -371,7 +375,7 @@ public final class QUICConnection {
         }
     }
 
-    private func streamConsumer() -> QUICStreamConsumer? {
+    private func makeStreamConsumer() -> QUICStreamConsumer? {
         if consumer == nil { consumer = makeConsumer(self) }
         return consumer
     }

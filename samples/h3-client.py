@@ -47,7 +47,8 @@ class Client:
             cfg.quantum_readiness_test = True
         self.cfg = cfg
         self.family = socket.AF_INET6 if ":" in args.server else socket.AF_INET
-        self.addr = (args.server, args.port)
+        # the address tuple must equal what recvfrom returns (4 items for IPv6), or aioquic sees a new path
+        self.addr = (args.server, args.port, 0, 0) if self.family == socket.AF_INET6 else (args.server, args.port)
         self.sock = self.new_socket(args.local_port)
         self.quic = QuicConnection(configuration=cfg)
         self.h3 = H3Connection(self.quic)

@@ -226,7 +226,8 @@ class OneRtt:
     def decrypt(self, d, pk):
         pn_off = pk["pn_offset"]
         m = self.mask(d[pn_off + 4:pn_off + 20])
-        first = d[pk["start"]] ^ (m[0] & 0x1F)
+        long_hdr = d[pk["start"]] & 0x80
+        first = d[pk["start"]] ^ (m[0] & (0x0F if long_hdr else 0x1F))
         pnl = (first & 3) + 1
         trunc = int.from_bytes(bytes(d[pn_off + i] ^ m[1 + i] for i in range(pnl)), "big")
         expected, win = self.largest + 1, 1 << (pnl * 8)
@@ -238,10 +239,69 @@ class OneRtt:
         header = bytes([first]) + d[pk["start"] + 1:pn_off] + pn.to_bytes(pnl, "big")
         nonce = (int.from_bytes(self.iv, "big") ^ pn).to_bytes(12, "big")
         plain = self.aead.decrypt(nonce, bytes(d[pn_off + pnl:pk["end"]]), header)
-        if first & 0x04:
+        if not long_hdr and first & 0x04:
             die("key phase 1 seen: key update not handled")
         self.largest = max(self.largest, pn)
         return pn, plain
+
+
+INITIAL_SALT = {V1: bytes.fromhex("38762cf7f55934b34d179ae6a4c80cadccbb7f0a"),
+                V2: bytes.fromhex("0dede3def700a6db819381be6e269dcbf9bd2ed9")}
+
+
+def client_hello(c):
+    """Decrypt the client's Initial packets ourselves (RFC 9001 section 5.2, keys from each packet's DCID),
+    reassemble CRYPTO by offset per key and parse the first complete ClientHello: (sni, alpn list, frames)."""
+    import hmac
+    keys, crypto, frames = {}, collections.defaultdict(dict), collections.defaultdict(list)
+    k, fresh = None, True
+    for n, dr, pk, pay in c.packets:
+        if pk["kind"] in ("retry", "version_negotiation"):
+            fresh = True   # the client's next Initial derives new keys from its (new) DCID
+        if dr != "client_to_server" or pk["kind"] != "initial":
+            continue
+        if fresh:
+            # Initial keys come from the DCID of the client's first Initial (after Retry/VN: its next one)
+            # and stay when the client switches to the server's CID
+            k = (pk["version"], bytes(pk["dcid"]))
+            init = hmac.new(INITIAL_SALT[pk["version"]], k[1], hashlib.sha256).digest()
+            keys[k] = OneRtt(hkdf_label(init, b"client in", 32, hashes.SHA256()), pk["version"], "aes")
+            fresh = False
+        _, plain = keys[k].decrypt(pay, pk)
+        for t, f in parse_frames(plain):
+            if t == 0x06:
+                crypto[k][f["offset"]] = bytes(f["data"])
+                frames[k].append(n)
+    for k in keys:   # in order of first use
+        buf = bytearray()
+        for off in sorted(crypto[k]):
+            if off > len(buf):
+                break
+            buf[off:off + len(crypto[k][off])] = crypto[k][off]
+        if len(buf) < 4 or buf[0] != 1 or len(buf) < 4 + int.from_bytes(buf[1:4], "big"):
+            continue
+        ch = bytes(buf[4:4 + int.from_bytes(buf[1:4], "big")])
+        p = 2 + 32
+        p += 1 + ch[p]
+        p += 2 + int.from_bytes(ch[p:p + 2], "big")
+        p += 1 + ch[p]
+        end = p + 2 + int.from_bytes(ch[p:p + 2], "big")
+        p += 2
+        sni, alpn = "", []
+        while p < end:
+            et, el = struct.unpack(">HH", ch[p:p + 4])
+            e = ch[p + 4:p + 4 + el]
+            if et == 0:
+                sni = e[5:5 + int.from_bytes(e[3:5], "big")].decode()
+            elif et == 16:
+                q = 2
+                while q < len(e):
+                    alpn.append(e[q + 1:q + 1 + e[q]].decode())
+                    q += 1 + e[q]
+            p += 4 + el
+        return sni, alpn, "ClientHello of %d bytes in CRYPTO frames of frames %s (Initial DCID %s, version 0x%08x)" % (
+            len(ch) + 4, sorted(set(frames[k])), k[1].hex(), k[0])
+    return "", [], "no complete ClientHello that we could decrypt"
 
 
 def parse_frames(b):
@@ -643,10 +703,20 @@ def derive(name):
         notes.append("  frame %d: ours %d packets, tshark %d (lengths %s)%s" % (n, o, t, l, why))
     rows = []
     for c in conns:
-        sni = alpn = ""
+        tsni = talpn = None
         for n, dr, pk, pay in c.packets:
-            if dr == "client_to_server" and tf[n]["sni"] and not sni:
-                sni, alpn = tf[n]["sni"].split("|")[0], tf[n]["alpn"].replace("|", ",")
+            if dr == "client_to_server" and tf[n]["sni"] and tsni is None:
+                tsni, talpn = tf[n]["sni"].split("|")[0], tf[n]["alpn"].replace("|", ",")
+        sni, alpn_l, where = client_hello(c)
+        alpn = ",".join(alpn_l)
+        notes.append("connection %d: our own Initial decryption: %s: SNI %r, ALPN %r" % (c.idx, where, sni, alpn))
+        if tsni is None:
+            notes.append("  tshark shows no ClientHello for this connection (ORACLES.md: after Version Negotiation it"
+                         " keeps the old Initial keys); sni/alpn_offered are ours only")
+        elif (tsni, talpn) != (sni, alpn):
+            die("connection %d: tshark SNI/ALPN %r %r, ours %r %r" % (c.idx, tsni, talpn, sni, alpn))
+        else:
+            notes.append("  tshark agrees: SNI %r, ALPN %r" % (tsni, talpn))
         for dr in DIRS:
             st = c.stats[dr]
             rows.append(dict(connection=c.idx, direction=dr, client=c.client, server=c.server, sni=sni,

@@ -43,7 +43,7 @@ OUT = os.path.join(HERE, "expected")
 # name -> (capture, key log or None, qlog directory or None)
 SAMPLES = {
     "quic-h3": ("quic-h3.pcap", "quic-h3.keys", "quic-qlog/h3"),
-    "quic-h3-dsb-pcapng": ("quic-h3-dsb.pcapng", "quic-h3.keys", "quic-qlog/h3"),
+    "quic-rebind-dsb-pcapng": ("quic-rebind-dsb.pcapng", "quic-rebind.keys", "quic-qlog/rebind"),
     "quic-retry": ("quic-retry.pcap", "quic-retry.keys", "quic-qlog/retry"),
     "quic-vn": ("quic-vn.pcap", "quic-vn.keys", "quic-qlog/vn"),
     "quic-v2": ("quic-v2.pcap", "quic-v2.keys", "quic-qlog/v2"),

@@ -186,9 +186,10 @@ print("echo:", len(s.recvfrom(2048)[0]))'
         cp "$k" "$here/quic-$n.keys"; chmod 644 "$here/quic-$n.keys"
     fi
 done
-if [ -s "$here/quic-h3.keys" ] && [[ " ${names[*]} " == *" h3 "* ]]; then
-    rm -f "$here/quic-h3-dsb.pcapng"
-    editcap --inject-secrets "tls,$here/quic-h3.keys" "$here/quic-h3.pcap" "$here/quic-h3-dsb.pcapng"
+# The secrets-block copy is made of a small capture (quic-rebind, 14 KB), not of quic-h3 (1.3 MB).
+if [ -s "$here/quic-rebind.keys" ] && [[ " ${names[*]} " == *" rebind "* ]]; then
+    rm -f "$here/quic-rebind-dsb.pcapng"
+    editcap --inject-secrets "tls,$here/quic-rebind.keys" "$here/quic-rebind.pcap" "$here/quic-rebind-dsb.pcapng"
 fi
 
 [ -n "${NO_DERIVE:-}" ] || $PY "$here/derive-quic-expected.py"

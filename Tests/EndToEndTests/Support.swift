@@ -101,7 +101,8 @@ enum Harness {
         return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }
             // TLS samples have suites of their own: TLSReportTests (no keys), HTTPSReportTests (with keys);
             // so do the HTTP/2 samples (issue 22: expected/http2-NAME/records.csv, samples/README.md).
-            .filter { !$0.hasPrefix("tls-") && !$0.hasPrefix("https-") && !$0.hasPrefix("http2-") }
+            // QUIC too (issue 23: expected/quic-NAME/*.csv, QUICReportTests).
+            .filter { !$0.hasPrefix("tls-") && !$0.hasPrefix("https-") && !$0.hasPrefix("http2-") && !$0.hasPrefix("quic-") }
             .sorted()
             .map { name in
                 var expected = name.replacingOccurrences(of: ".", with: "-")
@@ -114,6 +115,21 @@ enum Harness {
     static func httpsSamples() -> [(file: String, keyLog: String?, expected: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
         return names.filter { $0.hasPrefix("https-") && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map { name in
+            var expected = name.replacingOccurrences(of: ".", with: "-")
+            if expected.hasSuffix("-pcap") { expected.removeLast(5) }
+            let base = name.hasSuffix(".pcapng") ? String(name.dropLast(7)) : String(name.dropLast(5))
+            let keys = "samples/\(base).keys"
+            let hasKeys = FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(keys).path)
+            return ("samples/" + name, hasKeys ? keys : nil, expected)
+        }
+    }
+
+    /// QUIC samples with their key log (nil without one: a keyless capture, or a pcapng that carries its
+    /// secrets) and expected folder.
+    static func quicSamples() -> [(file: String, keyLog: String?, expected: String)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
+        return names.filter { $0.hasPrefix("quic-") && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map {
+            name in
             var expected = name.replacingOccurrences(of: ".", with: "-")
             if expected.hasSuffix("-pcap") { expected.removeLast(5) }
             let base = name.hasSuffix(".pcapng") ? String(name.dropLast(7)) : String(name.dropLast(5))

@@ -155,6 +155,10 @@ public final class QUICConnection {
                 }
             }
         }
+        // A short header names no version: it is the one the long headers agreed on by now (the datagram was read
+        // before its coalesced Initial told the server's version, e.g. after Version Negotiation).
+        var header = header
+        if !header.isLong { header.version = serverVersion ?? initialVersion ?? header.version }
         guard header.version.isKnown, !header.truncated, header.end <= bytes.count else {
             unreadable(size: size, direction: d)
             return

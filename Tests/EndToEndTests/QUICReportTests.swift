@@ -29,8 +29,8 @@ import Testing
     static let keyed = samples.filter { expected($0, "messages.csv") != nil }.map(\.file)
 
     @Test func everySampleIsHere() {
-        #expect(samples.count == 8)
-        #expect(samples.allSatisfy { expected($0, "connections.csv") != nil })
+        #expect(Self.samples.count == 8)
+        #expect(Self.samples.allSatisfy { Self.expected($0, "connections.csv") != nil })
     }
 
     /// Without keys: two `quic` records per connection, named by the SNI read from the Initials, sized by the UDP

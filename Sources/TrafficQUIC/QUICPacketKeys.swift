@@ -9,9 +9,10 @@ import _CryptoExtras
 #endif
 
 /// The keys that protect one direction's packets in one epoch (RFC 9001 §5): AEAD key and IV, and the header
-/// protection key, derived from a TLS secret with the version's labels.
-struct QUICPacketKeys {
-    enum Cipher { case aes128GCM, aes256GCM, chacha20 }
+/// protection key, derived from a TLS secret with the version's labels. Public for tests and the benchmark
+/// generator, which protect packets with `protect`.
+public struct QUICPacketKeys: Sendable {
+    public enum Cipher: Sendable { case aes128GCM, aes256GCM, chacha20 }
 
     let cipher: Cipher
     let hash: TLSHashAlgorithm
@@ -24,7 +25,11 @@ struct QUICPacketKeys {
     static let tagLength = 16
 
     /// nil for a suite QUIC does not use (RFC 9001 §5.3: the TLS 1.3 AEADs; CCM is not read here).
-    init?(secret: [UInt8], suite: TLSCipherSuite, version: QUICVersion, headerKey: SymmetricKey? = nil) {
+    public init?(secret: [UInt8], suite: TLSCipherSuite, version: QUICVersion) {
+        self.init(secret: secret, suite: suite, version: version, headerKey: nil)
+    }
+
+    init?(secret: [UInt8], suite: TLSCipherSuite, version: QUICVersion, headerKey: SymmetricKey?) {
         let cipher: Cipher, hash: TLSHashAlgorithm
         switch suite.rawValue {
         case 0x1301: (cipher, hash) = (.aes128GCM, .sha256)
@@ -48,7 +53,7 @@ struct QUICPacketKeys {
     }
 
     /// RFC 9001 §6.1: the next key phase's keys ("quic ku").
-    func updated() -> QUICPacketKeys? {
+    public func updated() -> QUICPacketKeys? {
         let next = TLS13KeySchedule.expandLabel(
             hash, secret: secret, label: version.labelPrefix + "ku", context: [], length: hash.length)
         let suite: UInt16 = cipher == .aes128GCM ? 0x1301 : cipher == .aes256GCM ? 0x1302 : 0x1303
@@ -57,7 +62,7 @@ struct QUICPacketKeys {
 
     /// Initial keys of both directions from the client's first Destination Connection ID (RFC 9001 §5.2);
     /// nil for a version whose salt we do not know.
-    static func initial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> (client: QUICPacketKeys, server: QUICPacketKeys)? {
+    public static func initial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> (client: QUICPacketKeys, server: QUICPacketKeys)? {
         guard let salt = version.initialSalt else { return nil }
         let prk = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt)
         let initialSecret = prk.withUnsafeBytes { Array($0) }
@@ -115,7 +120,7 @@ struct QUICPacketKeys {
 
     /// The inverse of `open` and of header protection, for tests and the benchmark generator: seals `payload`
     /// after `header` (whose last `pnLength` bytes are the packet number) and applies header protection.
-    func protect(header: [UInt8], pnLength: Int, packetNumber: UInt64, payload: [UInt8]) -> [UInt8]? {
+    public func protect(header: [UInt8], pnLength: Int, packetNumber: UInt64, payload: [UInt8]) -> [UInt8]? {
         var nonceBytes = iv
         for i in 0..<8 { nonceBytes[4 + i] ^= UInt8(truncatingIfNeeded: packetNumber >> (56 - 8 * i)) }
         let sealed: [UInt8]

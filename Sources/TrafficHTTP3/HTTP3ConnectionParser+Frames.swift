@@ -117,6 +117,8 @@ extension HTTP3ConnectionParser {
     /// The frame header is read (`side.frameType`, `length`): what its payload is, and where its header octets go.
     private func beginFrame(_ side: HTTP3StreamSide, length: Int) {
         let type = side.frameType
+        // Until classified (a frame error settles the side on the spot): not the previous frame's kind.
+        side.kind = .control
         side.remaining = length
         side.inPayload = true
         side.sectionCaptured = 0

@@ -156,6 +156,7 @@ extension HTTP3ConnectionParser {
                 settle(side, flag: .truncated)
             }
             side.finished = true
+            side.role = .unparsed  // nothing follows a FIN
             if !side.isClient, let stream = side.stream, stream.request?.ended == true { emitRequest(stream) }
             if let stream = side.stream { forgetIfDone(stream) }
         } else {

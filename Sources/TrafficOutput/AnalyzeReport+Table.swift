@@ -273,7 +273,8 @@ extension AnalyzeReport {
         lines.append("\(plural(s.captures, "capture")), \(plural(s.packets, "packet")), \(bytes(s.bytes)); "
             + "capture span \(span.secondsText); "
             + "\(plural(s.connections, "TCP connection")), \(s.httpConnections) with HTTP"
-            + (s.tlsConnections > 0 ? ", \(s.tlsConnections) TLS (\(s.tlsDecrypted) decrypted)" : ""))
+            + (s.tlsConnections > 0 ? ", \(s.tlsConnections) TLS (\(s.tlsDecrypted) decrypted)" : "")
+            + (s.quicConnections > 0 ? "; \(plural(s.quicConnections, "QUIC connection")) (\(s.quicDecrypted) decrypted)" : ""))
         lines.append("\(plural(report.groups.count, "group")); \(plural(s.requests, "request")), "
             + "\(plural(s.responses, "response")); unpaired: \(s.unpairedRequests) requests, "
             + "\(s.unpairedResponses) responses")
@@ -306,6 +307,10 @@ extension AnalyzeReport {
         }
         if !legendLine.isEmpty { lines.append(legendLine) }
         if let http2Note, s.http2Streams > 0 { lines.append(http2Note) }
+        if s.http3Streams > 0 {
+            lines.append("HTTP/3 header bytes are as sent (QPACK); QUIC's packet overhead is quic_overhead_bytes, part of "
+                + "wire bytes")
+        }
         return lines.map { Self.wrap($0, width: max(40, width)) }.joined(separator: "\n") + "\n"
     }
 }

@@ -422,4 +422,46 @@ struct MalformedInputTests {
         let nonHTTP = (json["summary"] as? [String: Any])?["non_http_bytes"] as? Int ?? 0
         #expect(nonHTTP > 0 && nonHTTP <= 3_000)
     }
+
+    // QUIC (issue 23): samples/malformed/make-quic-malformed.py, with protected client Initials.
+
+    static func quic(_ records: [[String: Any]], _ direction: String) -> [String: Any]? {
+        records.first { $0["kind"] as? String == "quic" && $0["direction"] as? String == direction }
+    }
+
+    /// 300 Initials that authenticate, each with 1 000 CRYPTO bytes near offset 2^40 or 2^62 − 2^20: the held
+    /// CRYPTO data stops at the connection's cap, no ClientHello completes, nothing traps. 300 × 1 200 bytes.
+    @Test func quicCryptoFarAhead() throws {
+        let (json, records, _) = try Self.messages(Self.folder + "quic-crypto-far.pcap")
+        #expect((json["summary"] as? [String: Any])?["quic_connections"] as? Int == 1)
+        let sent = try #require(Self.quic(records, "client_to_server"))
+        #expect(sent["transfer_bytes"] as? Int == 360_000 && sent["quic_packets"] as? Int == 300)
+        #expect(sent["host"] as? String == "10.0.0.2")
+        #expect(Self.flags(sent).contains("no_client_hello"))
+    }
+
+    /// A good Initial (SNI bogus.test), then on its path: a Length of 2^62 − 1 (72 bytes), 8-byte varints of all
+    /// ones (84), a DCID length of 255 (36, no packet), a 1-byte short header (no packet), an empty datagram (not
+    /// QUIC), a packet followed by one with another DCID (89: 1 packet, the rest padding), an empty Version
+    /// Negotiation (23), a 1 126-byte packet cut to 200 bytes by the snaplen. Server to client: 72 + 84 + 36 + 1
+    /// + 89 + 23 + 1 126 = 1 431 bytes in 5 packets.
+    @Test func quicBogusLengths() throws {
+        let (json, records, _) = try Self.messages(Self.folder + "quic-bogus-lengths.pcap")
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["quic_connections"] as? Int == 1 && summary["non_tcp_packets"] as? Int == 1)
+        let sent = try #require(Self.quic(records, "client_to_server"))
+        #expect(sent["host"] as? String == "bogus.test" && sent["transfer_bytes"] as? Int == 1_200)
+        let received = try #require(Self.quic(records, "server_to_client"))
+        #expect(received["transfer_bytes"] as? Int == 1_431 && received["quic_packets"] as? Int == 5)
+        #expect(Self.flags(received).contains("version_negotiation"))
+    }
+
+    /// 400 datagrams that look like Initials (v1 with random bytes whose tag fails, unknown versions nobody
+    /// negotiates): no QUIC connection, all other UDP.
+    @Test func quicFakeInitials() throws {
+        let (json, records, _) = try Self.messages(Self.folder + "quic-fake-initials.pcap")
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["quic_connections"] as? Int == 0 && summary["non_tcp_packets"] as? Int == 400)
+        #expect(records.isEmpty)
+    }
 }

@@ -161,6 +161,12 @@ let package = Package(
             // The generator of Protection/TLSProtectionVectors.swift.
             exclude: ["Protection/make-tls12-vectors.py"]),
         .testTarget(
+            name: "TrafficQUICTests",
+            dependencies: [
+                "TrafficQUIC", "TrafficWire", "TrafficTLS", "TrafficTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
             name: "TrafficSessionsTests",
             dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),
         .testTarget(

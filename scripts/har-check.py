@@ -38,7 +38,7 @@ def exchanges(messages):
     pushed stream; in the order of their first records."""
     groups, order = {}, []
     for record in messages:
-        if record["kind"] == "tls":
+        if record["kind"] in ("tls", "quic"):
             continue
         if "pushed" in record["flags"]:
             key = (record.get("capture"), record["connection"], "push", record.get("stream_id"))

@@ -283,7 +283,8 @@ def check_timeline(page, report, label, limit):
         expect(limit is None or messages <= limit, f"{label}: a waterfall for {messages} messages over the limit {limit}")
         # Each exchange is a group of bars with its numbers in a title; there are no more than messages.
         exchanges = page.locator("#waterfall g.wf-exchange").count()
-        expect(0 < exchanges <= max(1, messages + 2 * report["summary"]["tls_connections"]),
+        summary = report["summary"]
+        expect(0 < exchanges <= max(1, messages + 2 * summary["tls_connections"] + 2 * summary.get("quic_connections", 0)),
                f"{label}: {exchanges} waterfall exchanges for {messages} messages")
     elif page.locator("#bytes-over-time").count():
         expect(limit is not None and messages > limit, f"{label}: bytes over time though the waterfall would fit")

@@ -43,6 +43,12 @@ public final class QUICConnection {
     /// Connection IDs each side chose: the client's are the server's destinations, and back.
     var clientCIDs: Set<QUICConnectionID> = []
     var serverCIDs: Set<QUICConnectionID> = []
+    /// The length of each side's chosen IDs, from its long headers' SCID (zero-length IDs included): a short
+    /// header's DCID has the length of the receiver's (RFC 9000 §17.3.1). Before the server's first long header,
+    /// the client addresses it with its first DCID.
+    var clientIDLength: Int?
+    var serverIDLength: Int?
+    var firstDCIDLength = 0
 
     let keyLog: TLSKeyLog?
     let limits: QUICLimits
@@ -101,6 +107,11 @@ public final class QUICConnection {
         self.makeConsumer = makeConsumer
     }
 
+    /// The DCID length of short headers sent in `direction`.
+    func shortHeaderDCIDLength(_ direction: Direction) -> Int {
+        direction == .clientToServer ? serverIDLength ?? firstDCIDLength : clientIDLength ?? 0
+    }
+
     /// A datagram of this connection in `direction`; `packets` its packets as read.
     func process(
         _ datagram: UDPDatagram, packets: QUICDatagramPackets, direction: Direction, time: CaptureTime,
@@ -150,6 +161,7 @@ public final class QUICConnection {
                 return
             default:
                 if direction == .serverToClient, serverVersion == nil, header.version.isKnown { serverVersion = header.version }
+                if direction == .serverToClient { serverIDLength = header.scid.count } else { clientIDLength = header.scid.count }
                 if let scid, scid.count > 0 {
                     table.register(scid, for: self, chosenByServer: direction == .serverToClient)
                 }

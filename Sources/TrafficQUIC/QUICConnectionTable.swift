@@ -80,18 +80,12 @@ public final class QUICConnectionTable {
     }
 
     private func take(_ datagram: UDPDatagram, connection: QUICConnection, direction: Direction, time: CaptureTime) -> Bool {
-        let dcidLength: Int? =
-            direction == .clientToServer ? shortLength(connection.serverCIDs) : shortLength(connection.clientCIDs)
+        let dcidLength = connection.shortHeaderDCIDLength(direction)
         let packets = QUICDatagramPackets.read(
             datagram.payload, end: datagram.payloadLength, version: connection.version, shortDCIDLength: dcidLength)
             ?? QUICDatagramPackets()
         connection.process(datagram, packets: packets, direction: direction, time: time, table: self)
         return true
-    }
-
-    /// The DCID length of short headers toward a side: its IDs' length (one length per side in practice).
-    private func shortLength(_ ids: Set<QUICConnectionID>) -> Int {
-        ids.first?.count ?? 0
     }
 
     private func lookUp(_ bytes: UnsafeRawBufferPointer, end: Int) -> (QUICConnection, Bool)? {
@@ -146,6 +140,7 @@ public final class QUICConnectionTable {
             version: header.version, confirmed: confirmed, keyLog: keyLog, limits: limits, makeConsumer: makeConsumer)
         nextID += 1
         open[ObjectIdentifier(connection)] = connection
+        connection.firstDCIDLength = header.dcid.count
         if let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[header.dcid])) {
             register(dcid, for: connection, chosenByServer: true)
         }

@@ -78,6 +78,12 @@ struct QUICOffsetBuffer {
             held.removeFirst()
         }
         delivered = max(delivered, offset)
+        // A chunk that straddles the new start keeps only its part after it: held chunks start past `delivered`.
+        if let first = held.first, first.offset < delivered {
+            let cut = Int(delivered - first.offset)
+            held[0] = (delivered, Array(first.bytes[cut...]))
+            heldBytes -= cut
+        }
     }
 
     private mutating func drain(deliver: (UnsafeRawBufferPointer) -> Void) {

@@ -135,6 +135,7 @@ struct HTTPUnitTests {
     used.decodedBodyBytes = nil
     used.missingBytes = 6
     used.tls = MessageRecord.TLSBytes(direction: "client_to_server")
+    used.quic = MessageRecord.QUICBytes(direction: "client_to_server")
     used.handshakeBytes = 7
     used.teardownBytes = 8
     used.packetOverheadBytes = 9
@@ -143,6 +144,9 @@ struct HTTPUnitTests {
     used.tlsOverheadBytes = 14
     used.tlsHandshakeBytes = 15
     used.h2ControlBytes = 16
+    used.quicOverheadBytes = 17
+    used.h3ControlBytes = 18
+    used.quicConnectionBytes = 19
     used.streamOffset = 12
     used.segmentHeaderBytes = 13
     used.decrypted = true

@@ -177,12 +177,13 @@ import TrafficSessions
         let output = AnalyzeReport(report: Self.report(), listMessages: false)
         let csv = output.render(.csv).csvRows
         let header = try #require(csv.first)
-        // Appended after every existing column, the wait columns included.
-        #expect(Array(header.suffix(5)) == [
+        // Appended after every existing column, the wait columns included; HTTP/3's three came after them (issue 23).
+        #expect(Array(header.suffix(3)) == ["quic_overhead_bytes", "h3_control_bytes", "quic_connection_bytes"])
+        #expect(Array(header.dropLast(3).suffix(5)) == [
             "wait_median_seconds", "wait_p95_seconds", "request_header_decoded_bytes", "response_header_decoded_bytes",
             "h2_control_bytes",
         ])
-        let rows = Dictionary(uniqueKeysWithValues: csv.dropFirst().map { ($0[0] + " " + $0[1], Array($0.suffix(3))) })
+        let rows = Dictionary(uniqueKeysWithValues: csv.dropFirst().map { ($0[0] + " " + $0[1], Array($0.dropLast(3).suffix(3))) })
         #expect(rows["h2.example /a"] == ["240", "90", "68"])
         #expect(rows["h2.example /style.css"] == ["", "50", "0"])
         #expect(rows["h1.example /b"] == ["", "", "0"])
@@ -231,12 +232,16 @@ import TrafficSessions
 
         let csv = output.render(.csv).csvRows
         let header = try #require(csv.first)
-        #expect(Array(header.suffix(6)) == [
+        // HTTP/3's five came after them (issue 23).
+        #expect(Array(header.suffix(5)) == [
+            "quic_version", "quic_packets", "quic_overhead_bytes", "h3_control_bytes", "quic_connection_bytes",
+        ])
+        #expect(Array(header.dropLast(5).suffix(6)) == [
             "first_byte_time", "last_byte_time", "stream_id", "header_decoded_bytes", "cookie_decoded_bytes", "h2_control_bytes",
         ])
         let index = try #require(header.firstIndex(of: "index"))
         #expect(csv.dropFirst().map { $0[index] } == ["1", "1", "", "2", "2", "1", "1"])
-        #expect(csv.dropFirst().map { Array($0.suffix(4)) } == [
+        #expect(csv.dropFirst().map { Array($0.dropLast(5).suffix(4)) } == [
             ["1", "120", "30", "51"], ["1", "90", "0", "17"], ["2", "50", "0", "0"], ["3", "120", "30", "0"],
             ["3", "", "", "0"], ["", "", "", "0"], ["", "", "", "0"],
         ])

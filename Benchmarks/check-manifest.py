@@ -2,7 +2,7 @@
 """Compares `traffic analyze --normalize-paths --format csv` (or `--format json`) output with the generator's
 MANIFEST.json.
 
-Usage: check-manifest.py ANALYZE.csv|ANALYZE.json MANIFEST.json [--same-as CLEARTEXT.MANIFEST.json]
+Usage: check-manifest.py ANALYZE.csv|ANALYZE.json MANIFEST.json [--same-as CLEARTEXT.MANIFEST.json] [--keyless]
 Exits 0 when every host+path group matches the manifest exactly, 1 otherwise (differences on stdout).
 
 For an HTTPS capture (`traffic-bench-gen --tls`, whose manifest has a "tls" object), give the JSON output of
@@ -21,6 +21,15 @@ manifest's request and response records, connections, h2_control_bytes (preface,
 GOAWAY of both directions), no non-HTTP or missing bytes, no incomplete or unpaired messages, no decode errors
 and no anomalies. --same-as then checks that the HTTP/2 capture carries the cleartext capture's exchanges
 (records, methods, statuses, paths and body sizes per group).
+
+For a QUIC capture (`traffic-bench-gen --quic`, whose manifest has a "quic" object), give the JSON output of
+`traffic analyze --keylog KEYS --normalize-paths --format json`: the groups are checked as for HTTP/2 (every column
+required; header bytes are the HEADERS frames as sent, body bytes the DATA frames, type + length + payload) and the
+summary must have the manifest's records, quic_connections, quic_decrypted = quic_connections, http3_streams = the
+request streams, no missing bytes, no incomplete or unpaired messages, no decode errors and no anomalies. With
+--keyless, give the output of `traffic analyze --format json` without keys instead: one "(quic)" group per host whose
+request_bytes and response_bytes are the UDP payload of its connections per direction (Σ = the manifest's
+client_to_server_bytes and server_to_client_bytes), no HTTP records, quic_connections = the manifest's connections.
 """
 import csv
 import json
@@ -72,6 +81,54 @@ def check_http2_summary(summary, manifest, problems):
         problems.append(f"summary: anomalies {summary['anomalies']}, expected none")
 
 
+def check_quic_summary(summary, manifest, problems, keyless):
+    """The QUIC capture's summary, with keys (HTTP/3 records) or without (QUIC records only)."""
+    q = manifest["quic"]
+    expected = [("quic_connections", q["connections"]), ("connections", 0), ("missing_bytes", 0),
+                ("decode_errors", 0), ("incomplete_messages", 0), ("unpaired_requests", 0),
+                ("unpaired_responses", 0), ("non_http_bytes", 0)]
+    if keyless:
+        expected += [("requests", 0), ("responses", 0), ("quic_decrypted", 0), ("http3_streams", 0)]
+    else:
+        expected += [("requests", q["request_records"]), ("responses", q["response_records"]),
+                     ("quic_decrypted", q["connections"]), ("http3_streams", q["request_streams"])]
+    for name, want in expected:
+        if name not in summary:
+            problems.append(f"summary: no {name} (does the analyzer report QUIC?), expected {want}")
+        elif summary[name] != want:
+            problems.append(f"summary: {name} = {summary[name]}, expected {want}")
+    if summary.get("anomalies"):
+        problems.append(f"summary: anomalies {summary['anomalies']}, expected none")
+
+
+def check_quic_keyless(rows, manifest, problems):
+    """Without keys: one (quic) group per host carrying its connections' UDP payload per direction."""
+    q = manifest["quic"]
+    expected = {(host, "(quic)"): h for host, h in q["hosts"].items()}
+    sums = [0, 0]
+    for key in sorted(set(expected) | set(rows)):
+        if key not in rows:
+            problems.append(f"{key[0]} {key[1]}: in the manifest, not in the analysis")
+            continue
+        if key not in expected:
+            problems.append(f"{key[0]} {key[1]}: in the analysis, not in the manifest")
+            continue
+        row, h = rows[key], expected[key]
+        sums[0] += int(row.get("request_bytes") or 0)
+        sums[1] += int(row.get("response_bytes") or 0)
+        for column, field in [("request_bytes", "client_to_server_bytes"), ("response_bytes", "server_to_client_bytes"),
+                              ("requests", None), ("responses", None)]:
+            want = h[field] if field else 0
+            if column not in row:
+                problems.append(f"{key[0]} {key[1]}: no column {column} in the analysis")
+            elif int(row[column] or 0) != want:
+                problems.append(f"{key[0]} {key[1]}: {column} = {row[column]}, expected {want}")
+    for got, field in zip(sums, ["client_to_server_bytes", "server_to_client_bytes"]):
+        if got != q[field]:
+            problems.append(f"quic records: sum = {got}, manifest {field} = {q[field]}")
+    return len(expected)
+
+
 def read_analysis(path):
     """The groups (host, path) -> row, and the summary (None for CSV)."""
     with open(path, newline="") as f:
@@ -82,7 +139,7 @@ def read_analysis(path):
     return {(r["host"], r["path"]): r for r in csv.DictReader(text.splitlines())}, None
 
 
-def main(analysis_path, manifest_path, cleartext_manifest_path=None):
+def main(analysis_path, manifest_path, cleartext_manifest_path=None, keyless=False):
     with open(manifest_path) as f:
         manifest = json.load(f)
     expected = {(e["host"], e["path"]): e for e in manifest["endpoints"]}
@@ -90,8 +147,23 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     problems = []
     tls = manifest.get("tls")
     http2 = manifest.get("http2")
+    quic = manifest.get("quic")
+    if quic:
+        if summary is None:
+            print("QUIC manifest: give the JSON output, whose summary has quic_connections")
+            return 1
+        check_quic_summary(summary, manifest, problems, keyless)
+        if keyless:
+            count = check_quic_keyless(rows, manifest, problems)
+            for problem in problems:
+                print(problem)
+            print(f"{count} (quic) groups checked against the manifest (UDP payload {quic['client_to_server_bytes']} + "
+                  f"{quic['server_to_client_bytes']} bytes, {summary.get('quic_connections')} of "
+                  f"{quic['connections']} QUIC connections), {len(problems)} differences")
+            return 1 if problems else 0
+        http2 = quic  # the HTTP/3 groups are checked by the HTTP/2 contract
     fields = FIELDS + (TLS_FIELDS if tls else []) + (HTTP2_FIELDS if http2 else [])
-    if http2:
+    if http2 and not quic:
         if summary is None:
             problems.append("HTTP/2 manifest: give the JSON output, whose summary has h2_control_bytes")
         else:
@@ -139,7 +211,10 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
     what = "groups checked against the manifest"
     if tls and summary is not None:
         what += f" (and {summary.get('tls_decrypted')} of {summary.get('tls_connections')} TLS connections decrypted)"
-    if http2 and summary is not None:
+    if quic and summary is not None:
+        what += f" (and the QUIC summary: {quic['request_records']} + {quic['response_records']} HTTP/3 records, " \
+                f"{summary.get('quic_decrypted')} of {quic['connections']} QUIC connections decrypted)"
+    elif http2 and summary is not None:
         what += f" (and the HTTP/2 summary: {http2['request_records']} + {http2['response_records']} records, " \
                 f"h2_control_bytes {http2['h2_control_bytes']})"
     if cleartext_manifest_path:
@@ -151,6 +226,9 @@ def main(analysis_path, manifest_path, cleartext_manifest_path=None):
 if __name__ == "__main__":
     args = sys.argv[1:]
     same_as = None
+    keyless = "--keyless" in args
+    if keyless:
+        args.remove("--keyless")
     if "--same-as" in args:
         i = args.index("--same-as")
         if i + 1 >= len(args):
@@ -159,4 +237,4 @@ if __name__ == "__main__":
         del args[i:i + 2]
     if len(args) != 2:
         sys.exit(__doc__)
-    sys.exit(main(args[0], args[1], same_as))
+    sys.exit(main(args[0], args[1], same_as, keyless))

@@ -14,7 +14,11 @@
 #      h1, h2 with --jobs 1 and 2; the ratio to (b), peak RSS, and --jobs 1 vs 2 output compared
 #   a2 the libpcap floor on the HTTP/2 capture (traffic-bench-gen --h2: the same exchanges as h2c)
 #   h2c traffic analyze H2-FILE; h2c1, h2c2 with --jobs 1 and 2; goals: >= 1 GB/s, peak RSS <= 64 MiB
-#   g, gtls, gh2: the generator, each time it writes a capture (cached captures are not regenerated)
+#   a3 the libpcap floor on the QUIC capture (traffic-bench-gen --quic: the same exchanges as HTTP/3 over QUIC)
+#   q  traffic analyze QUIC-FILE without keys (quic records only); q1 with --jobs 1; goal >= 1 GB/s
+#   qk traffic analyze --keylog KEYS QUIC-FILE (HTTP/3 records); qk1 with --jobs 1; goal >= 0.60 of (b)'s
+#      speed in the same run (VARIANT=quic measures (b) on the cleartext capture too, for that ratio)
+#   g, gtls, gh2, gquic: the generator, each time it writes a capture (cached captures are not regenerated)
 #
 # Every variant checks the analyzer's numbers against the generator's manifest and the script exits 1 when
 # one differs (after printing everything). The HTTP/2 check compares the groups (records, header bytes as
@@ -32,7 +36,8 @@
 #   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
 #   BENCH_TLS=0           skip the HTTPS runs (h, h1, h2)
 #   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1, HTTPS and HTTP/2), h2 (HTTP/2 only: a2, h2c*),
-#                         http (cleartext only), https (HTTPS only), all (the three); `make bench VARIANT=h2`
+#                         http (cleartext only), https (HTTPS only), quic (QUIC/HTTP/3: a3, q*, and (b) for the
+#                         ratio), all (the four); `make bench VARIANT=h2`
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,13 +48,14 @@ CAPTURES=$ROOT/.build/bench
 SWIFT=${SWIFT:-swift}
 VARIANT=${BENCH_VARIANT:-default}
 case $VARIANT in
-default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 ;;
-http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 ;;
-https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 ;;
-h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 ;;
-all) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 ;;
+default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=0 ;;
+http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 RUN_QUIC=0 ;;
+https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 RUN_QUIC=0 ;;
+h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 RUN_QUIC=0 ;;
+quic) RUN_HTTP=0 RUN_TLS=0 RUN_H2=0 RUN_QUIC=1 ;;
+all) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=1 ;;
 *)
-    echo "bench.sh: BENCH_VARIANT (VARIANT) is default, h2, http, https or all, not '$VARIANT'" >&2
+    echo "bench.sh: BENCH_VARIANT (VARIANT) is default, h2, http, https, quic or all, not '$VARIANT'" >&2
     exit 2
     ;;
 esac
@@ -79,14 +85,15 @@ FLOOR=$SCRATCH/release/traffic-bench-floor
 
 # Generates the capture of size $1 unless it is cached and newer than the generator; prints its path.
 # With $2 = tls: the HTTPS variant (bench-SIZE-tls.pcap and its key log bench-SIZE-tls.keylog); with $2 = h2:
-# the HTTP/2 variant (bench-SIZE-h2.pcap). A generation is timed (wall, peak RSS) as run g, gtls or gh2.
+# the HTTP/2 variant (bench-SIZE-h2.pcap); with $2 = quic: HTTP/3 over QUIC (bench-SIZE-quic.pcap and
+# bench-SIZE-quic.keylog). A generation is timed (wall, peak RSS) as run g, gtls, gh2 or gquic.
 : >"$WORK/generation"
 capture_for() {
     local size=$1 stem=$CAPTURES/bench-$1${2:+-$2}
     local file=$stem.pcap
     mkdir -p "$CAPTURES"
     if [ "${BENCH_REGENERATE:-0}" = 1 ] || [ ! -s "$file" ] || [ "$GEN" -nt "$file" ] \
-        || [ ! -s "$stem.MANIFEST.json" ] || { [ "${2:-}" = tls ] && [ ! -s "$stem.keylog" ]; }; then
+        || [ ! -s "$stem.MANIFEST.json" ] || { { [ "${2:-}" = tls ] || [ "${2:-}" = quic ]; } && [ ! -s "$stem.keylog" ]; }; then
         log "Generating $file"
         local start end
         start=$(date +%s%N)
@@ -205,6 +212,33 @@ if [ $RUN_H2 = 1 ]; then
     fi
 fi
 
+# (q) HTTP/3 over QUIC: the same exchanges as the cleartext capture, keyless (quic records) and with the key log
+# (HTTP/3 records). Its speed goal is relative to (b) in the same run, so VARIANT=quic measures (b) too.
+HAS_QUIC=0
+if [ $RUN_QUIC = 1 ] && [ $HAS_ANALYZE = 1 ] && has_option --keylog; then
+    HAS_QUIC=1
+    if [ -z "$FILE" ]; then
+        FILE=$(capture_for "$SIZE")
+        FILE_BYTES=$(stat -c %s "$FILE")
+        "$FLOOR" "$FILE" >/dev/null
+        PACKETS=$("$FLOOR" "$FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+        B_LABEL="traffic analyze"
+        measure b "$TRAFFIC" analyze "$FILE"
+    fi
+    QUIC_FILE=$(capture_for "$SIZE" quic)
+    QUIC_KEYS=${QUIC_FILE%.pcap}.keylog
+    QUIC_FILE_BYTES=$(stat -c %s "$QUIC_FILE")
+    "$FLOOR" "$QUIC_FILE" >/dev/null  # into the page cache
+    QUIC_PACKETS=$("$FLOOR" "$QUIC_FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+    measure a3 "$FLOOR" "$QUIC_FILE"
+    measure q "$TRAFFIC" analyze "$QUIC_FILE"
+    has_option --jobs && measure q1 "$TRAFFIC" analyze --jobs 1 "$QUIC_FILE"
+    measure qk "$TRAFFIC" analyze --keylog "$QUIC_KEYS" "$QUIC_FILE"
+    has_option --jobs && measure qk1 "$TRAFFIC" analyze --jobs 1 --keylog "$QUIC_KEYS" "$QUIC_FILE"
+elif [ $RUN_QUIC = 1 ]; then
+    na q
+fi
+
 # (e) tshark, the reference for speed.
 if [ $RUN_HTTP = 1 ] && [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
     BENCH_RUNS=1 measure e tshark -q -z http,tree -r "$FILE"  # a minute a run; one is plenty
@@ -230,11 +264,17 @@ describe() {
     h2c) echo "HTTP/2: traffic analyze" ;;
     h2c1) echo "HTTP/2: traffic analyze --jobs 1" ;;
     h2c2) echo "HTTP/2: traffic analyze --jobs 2" ;;
+    a3) echo "QUIC: libpcap read loop (floor)" ;;
+    q) echo "QUIC: traffic analyze (no keys)" ;;
+    q1) echo "QUIC: traffic analyze --jobs 1 (no keys)" ;;
+    qk) echo "QUIC: traffic analyze --keylog (HTTP/3)" ;;
+    qk1) echo "QUIC: traffic analyze --keylog --jobs 1" ;;
     esac
 }
 
 echo
 [ -n "$FILE" ] && echo "Capture: $FILE ($FILE_BYTES bytes, $PACKETS packets; manifest ${FILE%.pcap}.MANIFEST.json)"
+[ $HAS_QUIC = 1 ] && echo "QUIC: $QUIC_FILE ($QUIC_FILE_BYTES bytes, $QUIC_PACKETS packets; key log $QUIC_KEYS)"
 [ $RUN_H2 = 1 ] && echo "HTTP/2: $H2_FILE ($H2_FILE_BYTES bytes, $H2_PACKETS packets; manifest ${H2_FILE%.pcap}.MANIFEST.json)"
 echo "Machine: $(nproc) cores, $(uname -sm); traffic: $("$TRAFFIC" --version 2>/dev/null || echo '?')"
 echo
@@ -247,6 +287,7 @@ while read -r name wall rss; do
     bytes=$FILE_BYTES packets=$PACKETS
     case $name in
     a2 | h2c*) bytes=$H2_FILE_BYTES packets=$H2_PACKETS ;;
+    a3 | q*) bytes=$QUIC_FILE_BYTES packets=$QUIC_PACKETS ;;
     h*) bytes=$TLS_FILE_BYTES packets=$TLS_PACKETS ;;
     esac
     awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$bytes" -v p="$packets" 'BEGIN {
@@ -289,6 +330,24 @@ if [ $RUN_H2 = 1 ] && [ -n "$(wall_of h2c)" ]; then
     }'
     echo "h2c/a2 (HTTP/2 vs the libpcap floor): $(ratio h2c a2)"
     [ $RUN_HTTP = 1 ] && echo "h2c vs b (the same exchanges as HTTP/1.1): $(ratio h2c b)"
+fi
+if [ $HAS_QUIC = 1 ]; then
+    rss_of() { awk -v n="$1" '$1 == n && $2 != "n/a" && $2 != "failed" { print $3 }' "$WORK/results"; }
+    if [ -n "$(wall_of q)" ]; then
+        awk -v w="$(wall_of q)" -v b="$QUIC_FILE_BYTES" -v r="$(rss_of q)" 'BEGIN {
+            m = b / w / 1e6
+            printf "q (QUIC without keys, default options): %.0f MB/s (goal >= 1000): %s; peak RSS %.1f MiB\n", m, (m >= 1000) ? "met" : "missed", r / 1024
+        }'
+    fi
+    qk=$(wall_of qk)
+    bb=$(wall_of b)
+    if [ -n "$qk" ] && [ -n "$bb" ]; then
+        awk -v q="$qk" -v b="$bb" -v qf="$QUIC_FILE_BYTES" -v bf="$FILE_BYTES" -v r="$(rss_of qk)" 'BEGIN {
+            t = b / q; m = (qf / q) / (bf / b)
+            printf "qk vs b (HTTP/3 with --keylog vs cleartext HTTP/1.1, default options): %.2f of the exchanges/s, %.2f of the MB/s (%.0f vs %.0f MB/s; goal >= 0.60): %s; peak RSS %.1f MiB\n", t, m, qf / q / 1e6, bf / b / 1e6, (t >= 0.6) ? "met" : "missed", r / 1024
+        }'
+    fi
+    echo "qk/a3 (HTTP/3 with keys vs the libpcap floor): $(ratio qk a3); q/a3: $(ratio q a3)"
 fi
 if [ $HAS_KEYLOG = 1 ]; then
     # Both captures carry the same HTTP exchanges; the HTTPS file is larger by its handshakes and record overhead.
@@ -356,6 +415,14 @@ if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
         verify "verify HTTP/2" --normalize-paths --format json "$H2_FILE" -- \
             "${H2_FILE%.pcap}.MANIFEST.json" ${FILE:+--same-as "${FILE%.pcap}.MANIFEST.json"}
     fi
+fi
+
+if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_QUIC = 1 ]; then
+    # With keys: the HTTP/3 groups and summary against the manifest (and the cleartext manifest: the same exchanges);
+    # without: one (quic) record pair per connection, Σ transfer_bytes = the UDP payload per direction and host.
+    verify "verify QUIC" --keylog "$QUIC_KEYS" --normalize-paths --format json "$QUIC_FILE" -- \
+        "${QUIC_FILE%.pcap}.MANIFEST.json" ${FILE:+--same-as "${FILE%.pcap}.MANIFEST.json"}
+    verify "verify QUIC keyless" --format json "$QUIC_FILE" -- "${QUIC_FILE%.pcap}.MANIFEST.json" --keyless
 fi
 
 # Peak RSS of (b) on 100 MiB vs 1 GiB: a streaming analyzer should hold it roughly flat.

@@ -122,7 +122,8 @@ struct Manifest {
     /// The manifest as JSON, keys in a fixed order and endpoints sorted by host then path.
     func json(
         capture: String, seed: UInt64, targetBytes: Int, fileBytes: Int, packets: Int,
-        firstTime: UInt64, lastTime: UInt64, tls: [(String, String)]? = nil, http2: Bool = false
+        firstTime: UInt64, lastTime: UInt64, tls: [(String, String)]? = nil, http2: Bool = false,
+        quic: [(String, String)]? = nil
     ) -> String {
         var all = Totals()
         for totals in endpoints.values { all.add(totals) }
@@ -142,7 +143,10 @@ struct Manifest {
             // `--tls`: what the capture's TLS layer holds; the key log's path is relative to the manifest's.
             lines.append("  \"tls\": {" + tls.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "},")
         }
-        if http2 {
+        if let quic {
+            // `--quic`: the expected QUIC and HTTP/3 totals; the records' sizes are in "totals" and the groups.
+            lines.append("  \"quic\": {" + quic.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "},")
+        } else if http2 {
             // `--h2`: the expected HTTP/2 totals (the records' header and DATA frame bytes are in "totals").
             let h = self.http2
             let frames = zip(HTTP2Totals.frameNames, h.frames).map { "\(quoted($0)): \($1)" }.joined(separator: ", ")

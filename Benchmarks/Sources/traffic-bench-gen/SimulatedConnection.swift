@@ -33,6 +33,8 @@ final class SimulatedConnection {
     /// HTTP/2 (`--h2`): the wire flights, alternating, the client's first; they replace the exchanges' bytes.
     private var http2Flights: [MessageBytes] = []
     private var http2Flight = 0
+    /// HTTP/3 over QUIC (`--quic`): plays the connection instead of TCP.
+    private(set) var quic: SimulatedQUIC?
 
     init(client: TCPPeer, server: TCPPeer, exchanges: [Exchange], serverCloses: Bool) {
         self.client = client
@@ -52,6 +54,11 @@ final class SimulatedConnection {
     func useHTTP2(_ flights: [MessageBytes]) {
         precondition(tls == nil, "--h2 is cleartext only")
         http2Flights = flights
+    }
+
+    /// Makes this an HTTP/3 connection over QUIC: `quic` sends the datagrams instead of TCP segments.
+    func useQUIC(_ quic: SimulatedQUIC) {
+        self.quic = quic
     }
 
     /// The file bytes this connection adds as cleartext HTTP (`--tls` plans by these too, so that it picks
@@ -92,6 +99,7 @@ final class SimulatedConnection {
 
     /// Emits the next flight of packets; returns true once the connection is closed.
     func step(_ writer: PcapWriter, clock: inout PacketClock) -> Bool {
+        if let quic { return quic.step(writer, clock: &clock) }
         switch phase {
         case .handshake:
             FrameBuilder.emit(writer, time: clock.tick(), from: &client, to: &server, flags: FrameBuilder.Flags.syn)

@@ -51,11 +51,18 @@ struct TrafficModel {
     /// `--h2`: connections are HTTP/2 (`HTTP2Connection`), and the manifest has HTTP/2 sizes.
     let http2: Bool
     private var http2Generator: SeededGenerator
+    /// `--quic`: connections are HTTP/3 over QUIC (`SimulatedQUIC`); the manifest has HTTP/3 sizes. The messages
+    /// are built as for HTTP/2 (`http2` is then true too), framed by `SimulatedQUIC`.
+    let quic: Bool
+    private var quicGenerator: SeededGenerator
+    let quicStats = QUICStats()
     private var clients: [Client]
     private(set) var manifest = Manifest()
 
-    init(seed: UInt64, clientCount: Int = 2000, http2: Bool = false) {
-        self.http2 = http2
+    init(seed: UInt64, clientCount: Int = 2000, http2: Bool = false, quic: Bool = false) {
+        self.http2 = http2 || quic
+        self.quic = quic
+        quicGenerator = SeededGenerator(seed: seed ^ 0x5155_4943_5155_4943)
         http2Generator = SeededGenerator(seed: seed ^ 0x4832_4832_4832_4832)
         var generator = SeededGenerator(seed: seed)
         bodies = BodyCatalogue(generator: &generator)
@@ -108,7 +115,17 @@ struct TrafficModel {
             timestampBase: UInt32(truncatingIfNeeded: generator.next()), ipIdentification: 0, window: 509)
         let connection = SimulatedConnection(
             client: clientPeer, server: serverPeer, exchanges: exchanges, serverCloses: serverCloses)
-        if http2 {
+        if quic {
+            // Its own randomness: the model draws exactly what it draws for the cleartext capture.
+            let plan = SimulatedQUIC(
+                exchanges.map { $0.http2! }, host: service.host, client: clientPeer, server: serverPeer,
+                serverCloses: serverCloses, generator: &quicGenerator, stats: quicStats)
+            connection.useQUIC(plan)
+            for (index, exchange) in exchanges.enumerated() {
+                manifest.endpoints[exchange.key]!.addHTTP2(
+                    request: plan.requestSizes[index], response: plan.responseSizes[index])
+            }
+        } else if http2 {
             // Its own randomness: the model draws exactly what it draws for the cleartext capture.
             let plan = HTTP2Connection(
                 exchanges.map { $0.http2! }, profile: client.http2!, serverCloses: serverCloses,

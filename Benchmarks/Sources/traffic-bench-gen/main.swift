@@ -7,7 +7,7 @@
 // traffic-bench-gen: writes a deterministic benchmark capture of HTTP/1.1 traffic and its manifest.
 //
 // Usage: traffic-bench-gen [--size 1GiB] [--seed 1] [--concurrency 64] [--manifest PATH]
-//                          [--tls [--keylog PATH] | --h2] OUTPUT.pcap
+//                          [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH]] OUTPUT.pcap
 //
 // Connections are planned until their bytes reach --size; every planned connection is played to
 // its end, so the file is larger than asked by less than one connection.
@@ -22,6 +22,11 @@
 // connection, flow control, PING and GOAWAY (see HTTP2Connection). The manifest then has the HTTP/2 record
 // sizes and an "http2" object of expected totals, also printed as one line. The file is smaller than --size
 // (HPACK, no chunk framing).
+//
+// --quic writes the same HTTP exchanges as HTTP/3 over QUIC version 1 on UDP port 443, one QUIC connection per
+// planned connection (see SimulatedQUIC), and the NSS key log of their handshake and 1-RTT secrets (default: next to
+// the capture, `.pcap` → `.keylog`). The manifest has the HTTP/3 record sizes and a "quic" object of expected totals
+// (UDP payload per direction and host, connections, streams), also printed as one line.
 
 struct Arguments {
     var size = 1 << 30
@@ -32,6 +37,7 @@ struct Arguments {
     var tls = false
     var keyLog: String?
     var http2 = false
+    var quic = false
 
     init(_ arguments: [String]) throws(GeneratorError) {
         var index = 0
@@ -56,9 +62,10 @@ struct Arguments {
             case "--tls": tls = true
             case "--keylog": keyLog = try value()
             case "--h2": http2 = true
+            case "--quic": quic = true
             case "-h", "--help":
                 print(
-                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH] | --h2] OUTPUT.pcap"
+                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH]] OUTPUT.pcap"
                 )
                 exit(0)
             default:
@@ -70,7 +77,10 @@ struct Arguments {
             index += 1
         }
         guard !output.isEmpty else { throw .badArgument("give the output file") }
-        guard keyLog == nil || tls else { throw .badArgument("--keylog goes with --tls") }
+        guard keyLog == nil || tls || quic else { throw .badArgument("--keylog goes with --tls or --quic") }
+        guard [tls, http2, quic].filter({ $0 }).count <= 1 else {
+            throw .badArgument("--tls, --h2 and --quic are variants of their own: give one")
+        }
         guard !(tls && http2) else { throw .badArgument("--h2 writes cleartext HTTP/2 (h2c): not with --tls") }
     }
 
@@ -93,7 +103,7 @@ func run() throws(GeneratorError) {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
 
-    var model = TrafficModel(seed: arguments.seed, http2: arguments.http2)
+    var model = TrafficModel(seed: arguments.seed, http2: arguments.http2, quic: arguments.quic)
     let writer = try PcapWriter(path: arguments.output)
     // 2024-03-01T12:00:00Z.
     let firstTime: UInt64 = 1_709_294_400_000_000
@@ -106,7 +116,7 @@ func run() throws(GeneratorError) {
     var tlsStats = TLSStats()
     let keyLogPath = arguments.keyLog ?? Arguments.defaultKeyLogPath(for: arguments.output)
     var keyLog: UnsafeMutablePointer<FILE>?
-    if arguments.tls {
+    if arguments.tls || arguments.quic {
         guard let file = fopen(keyLogPath, "w") else {
             throw .cannotWrite(keyLogPath, String(cString: strerror(errno)))
         }
@@ -119,12 +129,13 @@ func run() throws(GeneratorError) {
         while active.count < arguments.concurrency, plannedBytes < arguments.size {
             let connection = model.makeConnection(time: clock.microseconds)
             plannedBytes += connection.plannedFileBytes
-            if let keyLog, let host = connection.exchanges.first?.key.host {
+            if arguments.tls, let keyLog, let host = connection.exchanges.first?.key.host {
                 let tls = SimulatedTLS(host: host, generator: &tlsGenerator)
                 connection.useTLS(tls)
                 fputs(tls.keyLogLines, keyLog)
                 tlsStats.add(tls, connection.exchanges, &model)
             }
+            if let keyLog, let quic = connection.quic { fputs(quic.keyLogLines, keyLog) }
             plannedWireBytes += connection.plannedWireFileBytes
             active.append(connection)
         }
@@ -138,7 +149,7 @@ func run() throws(GeneratorError) {
     writer.finish()
     if let keyLog { fclose(keyLog) }
     precondition(
-        plannedWireBytes == writer.fileBytes, "planned \(plannedWireBytes) bytes but wrote \(writer.fileBytes)")
+        arguments.quic || plannedWireBytes == writer.fileBytes, "planned \(plannedWireBytes) bytes but wrote \(writer.fileBytes)")
 
     let manifestPath = arguments.manifest ?? Arguments.defaultManifestPath(for: arguments.output)
     let json = model.manifest.json(
@@ -146,7 +157,8 @@ func run() throws(GeneratorError) {
         targetBytes: arguments.size, fileBytes: writer.fileBytes,
         packets: writer.packets, firstTime: firstTime, lastTime: clock.microseconds,
         tls: arguments.tls ? tlsStats.fields(keyLog: String(keyLogPath.split(separator: "/").last ?? "")) : nil,
-        http2: arguments.http2)
+        http2: arguments.http2 || arguments.quic,
+        quic: arguments.quic ? quicFields(model, keyLog: String(keyLogPath.split(separator: "/").last ?? "")) : nil)
     guard let file = fopen(manifestPath, "w") else {
         throw .cannotWrite(manifestPath, String(cString: strerror(errno)))
     }
@@ -163,8 +175,9 @@ func run() throws(GeneratorError) {
         "wrote \(arguments.output): \(writer.fileBytes) bytes, \(writer.packets) packets, "
             + "\(model.manifest.connections) connections, \(requests) requests in \(formatted(seconds)) s "
             + "(\(formatted(megabytes / seconds)) MiB/s); manifest \(manifestPath)"
-            + (arguments.tls ? "; key log \(keyLogPath)" : ""))
+            + (arguments.tls || arguments.quic ? "; key log \(keyLogPath)" : ""))
     if arguments.http2 { print(http2Summary(model.manifest)) }
+    if arguments.quic { print(quicSummary(model)) }
 }
 
 extension Arguments {
@@ -228,6 +241,38 @@ func http2Summary(_ manifest: Manifest) -> String {
         + "\(all.requestBodyBytes + all.responseBodyBytes) (payload \(all.requestEncodedBodyBytes + all.responseEncodedBodyBytes)); "
         + "h2_control_bytes \(h.clientControlBytes + h.serverControlBytes) (client \(h.clientControlBytes), "
         + "server \(h.serverControlBytes)); frames: \(frames.joined(separator: ", "))"
+}
+
+/// The manifest's "quic" object: what the keyless run's `quic` records and the keyed run's HTTP/3 records must add
+/// up to.
+func quicFields(_ model: TrafficModel, keyLog: String) -> [(String, String)] {
+    var all = Manifest.Totals()
+    for totals in model.manifest.endpoints.values { all.add(totals) }
+    let q = model.quicStats
+    let hosts = q.hosts.keys.sorted().map { host in
+        let h = q.hosts[host]!
+        return "\"\(host)\": {\"connections\": \(h.connections), \"client_to_server_bytes\": \(h.client), \"server_to_client_bytes\": \(h.server)}"
+    }
+    return [
+        ("connections", "\(q.connections)"), ("request_streams", "\(q.requestStreams)"),
+        ("request_records", "\(all.requests)"), ("response_records", "\(all.responses)"),
+        ("header_bytes", "\(all.requestHeadBytes + all.responseHeadBytes)"),
+        ("header_decoded_bytes", "\(all.requestHeaderDecodedBytes + all.responseHeaderDecodedBytes)"),
+        ("data_frame_bytes", "\(all.requestBodyBytes + all.responseBodyBytes)"),
+        ("data_payload_bytes", "\(all.requestEncodedBodyBytes + all.responseEncodedBodyBytes)"),
+        ("client_to_server_bytes", "\(q.clientUDPBytes)"), ("server_to_client_bytes", "\(q.serverUDPBytes)"),
+        ("client_datagrams", "\(q.clientDatagrams)"), ("server_datagrams", "\(q.serverDatagrams)"),
+        ("initial_packets", "\(q.packets[0])"), ("handshake_packets", "\(q.packets[1])"),
+        ("short_header_packets", "\(q.packets[2])"),
+        ("hosts", "{" + hosts.joined(separator: ", ") + "}"),
+        ("keylog", "\"\(keyLog)\""),
+    ]
+}
+
+/// The expected QUIC/HTTP/3 totals as one line.
+func quicSummary(_ model: TrafficModel) -> String {
+    "quic: " + quicFields(model, keyLog: "").filter { $0.0 != "hosts" && $0.0 != "keylog" }.map { "\($0.0) \($0.1)" }
+        .joined(separator: ", ")
 }
 
 func formatted(_ value: Double) -> String {

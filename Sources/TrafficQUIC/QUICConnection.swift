@@ -34,6 +34,9 @@ public final class QUICConnection {
     public internal(set) var hasSecrets = false
     /// The cipher suite the server chose (from its ServerHello, read from the Initials).
     public internal(set) var cipherSuite: TLSCipherSuite?
+    /// When a decrypted CONNECTION_CLOSE was first seen (RFC 9000 §10.2): the connection ends after its draining
+    /// period instead of lingering for the idle timeout.
+    public internal(set) var closedAt: CaptureTime?
     /// Frames that did not parse in decrypted packets (the rest of such a packet is overhead).
     public internal(set) var malformedPackets = 0
     /// Provisional until a packet proves it QUIC (an Initial that authenticates, a Version Negotiation that
@@ -58,7 +61,7 @@ public final class QUICConnection {
     let makeConsumer: (QUICConnection) -> QUICStreamConsumer?
 
     // Packet protection.
-    private var initialDCID: [UInt8] = []
+    private var initialDCID: QUICConnectionID?
     private var initialVersion: QUICVersion?
     /// A Retry or Version Negotiation came: the client's next Initial starts a new Initial key epoch.
     private var restartInitials = false
@@ -112,26 +115,25 @@ public final class QUICConnection {
         direction == .clientToServer ? serverIDLength ?? firstDCIDLength : clientIDLength ?? 0
     }
 
-    /// A datagram of this connection in `direction`; `packets` its packets as read.
-    func process(
-        _ datagram: UDPDatagram, packets: QUICDatagramPackets, direction: Direction, time: CaptureTime,
-        table: QUICConnectionTable
-    ) {
+    /// A datagram of this connection in `direction`.
+    func process(_ datagram: UDPDatagram, direction: Direction, time: CaptureTime, table: QUICConnectionTable) {
         lastTime = time
         let d = direction.rawValue
         stats[d].datagrams += 1
         stats[d].udpPayloadBytes += datagram.payloadLength
         stats[d].frameBytes += datagram.frameBytes
-        stats[d].packets += packets.packets.count
-        stats[d].paddingBytes += packets.paddingBytes
-        // A datagram on a known path that holds no QUIC packet (damaged, or another protocol): the connection's.
-        if packets.packets.isEmpty { stats[d].connectionBytes += datagram.payloadLength }
         let bytes = datagram.payload
-        for (i, header) in packets.packets.enumerated() {
-            var size = header.end - header.start
-            if i == packets.packets.count - 1 { size += packets.paddingBytes }
+        var packets = 0
+        let padding = QUICDatagramPackets.forEach(
+            bytes, end: datagram.payloadLength, version: version, shortDCIDLength: shortHeaderDCIDLength(direction)
+        ) { header, size in
+            packets += 1
             process(header, bytes: bytes, size: size, direction: direction, time: time, table: table)
         }
+        stats[d].packets += packets
+        stats[d].paddingBytes += padding ?? 0
+        // A datagram on a known path that holds no QUIC packet (damaged, or another protocol): the connection's.
+        if packets == 0 { stats[d].connectionBytes += datagram.payloadLength }
     }
 
     private func process(
@@ -178,21 +180,21 @@ public final class QUICConnection {
         let keys: QUICPacketKeys?
         switch header.type {
         case .initial:
+            // Without a key log only the ClientHello is read: later Initials, and the server's, stay sealed.
+            if keyLog == nil, direction == .serverToClient || (sawClientHello && !restartInitials) {
+                return unreadable(size: size, direction: d)
+            }
             if direction == .clientToServer {
-                let dcid = Array(UnsafeRawBufferPointer(rebasing: bytes[header.dcid]))
+                let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[header.dcid]))
                 // RFC 9001 §5.2: Initial keys come from the DCID of the client's first Initial, and again after a
                 // Retry (its SCID) or Version Negotiation (a new version); the client's later Initials carry the
                 // server's chosen ID and keep the keys. A new epoch's ClientHello starts again at offset 0.
-                if initialDCID.isEmpty || (restartInitials && dcid != initialDCID) || header.version != initialVersion {
+                if initialDCID == nil || (restartInitials && dcid != initialDCID) || header.version != initialVersion {
                     restartInitials = false
-                    guard let derived = dcid.withUnsafeBytes({ QUICPacketKeys.initial(dcid: $0, version: header.version) })
+                    let raw = UnsafeRawBufferPointer(rebasing: bytes[header.dcid])
+                    guard let client = QUICPacketKeys.clientInitial(dcid: raw, version: header.version)
                     else { return unreadable(size: size, direction: d) }
-                    initialDCID = dcid
-                    initialVersion = header.version
-                    initialKeys = [derived.client, derived.server]
-                    crypto = [QUICOffsetBuffer(), QUICOffsetBuffer()]
-                    handshakeBytes = [[], []]
-                    serverHelloSeen = false
+                    startInitialEpoch(dcid: dcid, version: header.version, client: client, raw: raw)
                 }
             }
             keys = initialKeys[d]
@@ -216,6 +218,18 @@ public final class QUICConnection {
             return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
         }
         unreadable(size: size, direction: d)
+    }
+
+    /// A new Initial key epoch (the first Initial, or after Retry or Version Negotiation): its keys, and CRYPTO
+    /// data from offset 0.
+    func startInitialEpoch(dcid: QUICConnectionID?, version: QUICVersion, client: QUICPacketKeys, raw: UnsafeRawBufferPointer) {
+        initialDCID = dcid
+        initialVersion = version
+        // The server's Initial keys only serve to read its ServerHello, which only decryption needs.
+        initialKeys = [client, keyLog == nil ? nil : QUICPacketKeys.serverInitial(dcid: raw, version: version)]
+        crypto = [QUICOffsetBuffer(), QUICOffsetBuffer()]
+        handshakeBytes = [[], []]
+        serverHelloSeen = false
     }
 
     private func unreadable(size: Int, direction d: Int) {
@@ -318,6 +332,8 @@ public final class QUICConnection {
                 case .crypto(let offset, let data):
                     guard header.type == .initial else { continue }
                     handshakeData(offset: offset, UnsafeRawBufferPointer(rebasing: p[data]), direction: d)
+                case .connectionClose:
+                    if closedAt == nil { closedAt = time }
                 case .newConnectionID(let cid):
                     // The sender's new IDs are the peer's destinations (RFC 9000 §19.15): the table follows them.
                     if let id = QUICConnectionID(UnsafeRawBufferPointer(rebasing: p[cid])) {
@@ -462,6 +478,12 @@ public final class QUICConnection {
                 offeredALPN = hello.alpnProtocols
             }
             answeredRandom = hello.random
+            if keyLog == nil {
+                // Nothing more to read without secrets: the Initials' state goes (memory per open connection).
+                initialKeys = [nil, nil]
+                crypto = [QUICOffsetBuffer(), QUICOffsetBuffer()]
+                handshakeBytes = [[], []]
+            }
         } else if d == 1, bytes[0] == 2, !serverHelloSeen {
             serverHelloSeen = true
             handshakeBytes[1] = [0xff]

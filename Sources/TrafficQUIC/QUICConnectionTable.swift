@@ -28,6 +28,9 @@ public final class QUICConnectionTable {
     private var open: [ObjectIdentifier: QUICConnection] = [:]
     private var pathsOf: [ObjectIdentifier: [PathKey]] = [:]
     private var nextID = 0
+    /// Connections that sent CONNECTION_CLOSE, oldest first: they end once their draining period passed.
+    private var closing: [QUICConnection] = []
+    private var closingStart = 0
     private var sinceExpiry = 0
 
     public let limits: QUICLimits
@@ -80,11 +83,12 @@ public final class QUICConnectionTable {
     }
 
     private func take(_ datagram: UDPDatagram, connection: QUICConnection, direction: Direction, time: CaptureTime) -> Bool {
-        let dcidLength = connection.shortHeaderDCIDLength(direction)
-        let packets = QUICDatagramPackets.read(
-            datagram.payload, end: datagram.payloadLength, version: connection.version, shortDCIDLength: dcidLength)
-            ?? QUICDatagramPackets()
-        connection.process(datagram, packets: packets, direction: direction, time: time, table: self)
+        let wasClosed = connection.closedAt != nil
+        defer {
+            if !wasClosed, connection.closedAt != nil { closing.append(connection) }
+            endClosed(before: time)
+        }
+        connection.process(datagram, direction: direction, time: time, table: self)
         return true
     }
 
@@ -118,13 +122,15 @@ public final class QUICConnectionTable {
             header.isLong, header.dcid.count >= 8
         else { return nil }
         let confirmed: Bool
+        var clientKeys: QUICPacketKeys?
         if header.version.isKnown {
             guard header.type == .initial, !header.truncated,
-                let keys = QUICPacketKeys.initial(
+                let keys = QUICPacketKeys.clientInitial(
                     dcid: UnsafeRawBufferPointer(rebasing: bytes[header.dcid]), version: header.version),
-                Self.opens(header, bytes: bytes, keys: keys.client)
+                Self.opens(header, bytes: bytes, keys: keys)
             else { return nil }
             confirmed = true
+            clientKeys = keys
         } else {
             guard header.type == .initial, header.version != .negotiation,
                 // RFC 9000 §15: versions 0x?a?a?a?a are reserved to exercise negotiation.
@@ -141,6 +147,10 @@ public final class QUICConnectionTable {
         nextID += 1
         open[ObjectIdentifier(connection)] = connection
         connection.firstDCIDLength = header.dcid.count
+        if let clientKeys {
+            let raw = UnsafeRawBufferPointer(rebasing: bytes[header.dcid])
+            connection.startInitialEpoch(dcid: QUICConnectionID(raw), version: header.version, client: clientKeys, raw: raw)
+        }
         if let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[header.dcid])) {
             register(dcid, for: connection, chosenByServer: true)
         }
@@ -172,6 +182,22 @@ public final class QUICConnectionTable {
         if chosenByServer { connection.serverCIDs.insert(id) } else { connection.clientCIDs.insert(id) }
         ids[id] = (connection, chosenByServer)
         idLengths.insert(id.count)
+    }
+
+    /// Ends connections whose CONNECTION_CLOSE is older than the draining period (RFC 9000 §10.2: three probe
+    /// timeouts; `limits.drainNanoseconds`).
+    private func endClosed(before time: CaptureTime) {
+        while closingStart < closing.count, let closedAt = closing[closingStart].closedAt,
+            closedAt.duration(to: time).nanoseconds > limits.drainNanoseconds
+        {
+            let connection = closing[closingStart]
+            closingStart += 1
+            if open[ObjectIdentifier(connection)] != nil { end(connection) }
+        }
+        if closingStart > 1024, closingStart * 2 > closing.count {
+            closing.removeFirst(closingStart)
+            closingStart = 0
+        }
     }
 
     private func expire(before time: CaptureTime) {

@@ -94,34 +94,53 @@ struct QUICDatagramPackets {
     /// "receivers MAY route based on the first packet"; such bytes are padding to us).
     var paddingBytes = 0
 
-    /// `firstOnly`: stop after the first packet (detection).
     static func read(
         _ bytes: UnsafeRawBufferPointer, end: Int, version: QUICVersion, shortDCIDLength: Int?
     ) -> QUICDatagramPackets? {
         var result = QUICDatagramPackets()
+        guard let padding = forEach(bytes, end: end, version: version, shortDCIDLength: shortDCIDLength, { header, _ in
+            result.packets.append(header)
+        }) else { return nil }
+        result.paddingBytes = padding
+        return result
+    }
+
+    /// Walks the datagram's packets without collecting them: `body` gets each packet and the bytes it stands for
+    /// (the last one's padding included), one packet behind the walk, so that the last is known as such. Returns
+    /// the padding, or nil when the datagram does not start with a packet.
+    static func forEach(
+        _ bytes: UnsafeRawBufferPointer, end: Int, version: QUICVersion, shortDCIDLength: Int?,
+        _ body: (QUICPacketHeader, Int) -> Void
+    ) -> Int? {
         var offset = 0
+        var padding = 0
+        var first: Range<Int> = 0..<0
+        var pending: QUICPacketHeader?
         while offset < end {
             if offset > 0, offset >= bytes.count || bytes[offset] == 0 {
-                result.paddingBytes = end - offset
+                padding = end - offset
                 break
             }
             guard var header = QUICPacketHeader.read(
-                bytes, at: offset, end: end, version: version,
-                shortDCIDLength: offset == 0 ? shortDCIDLength : result.packets[0].dcid.count)
+                bytes, at: offset, end: end, version: version, shortDCIDLength: offset == 0 ? shortDCIDLength : first.count)
             else {
                 if offset == 0 { return nil }
-                result.paddingBytes = end - offset
+                padding = end - offset
                 break
             }
-            if offset > 0, !Self.sameBytes(bytes, header.dcid, result.packets[0].dcid) {
-                result.paddingBytes = end - offset
+            if offset == 0 {
+                first = header.dcid
+            } else if !Self.sameBytes(bytes, header.dcid, first) {
+                padding = end - offset
                 break
             }
             if header.end <= offset { header.end = end }
-            result.packets.append(header)
+            if let pending { body(pending, pending.end - pending.start) }
+            pending = header
             offset = header.end
         }
-        return result
+        if let pending { body(pending, pending.end - pending.start + padding) }
+        return padding
     }
 
     static func sameBytes(_ bytes: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {

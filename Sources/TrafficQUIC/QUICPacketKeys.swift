@@ -43,13 +43,35 @@ public struct QUICPacketKeys: Sendable {
         self.hash = hash
         self.secret = secret
         self.version = version
-        key = SymmetricKey(data: TLS13KeySchedule.expandLabel(
-            hash, secret: secret, label: prefix + "key", context: [], length: keyLength))
-        iv = TLS13KeySchedule.expandLabel(hash, secret: secret, label: prefix + "iv", context: [], length: 12)
+        // The three labels from one keyed HMAC (HKDF-Expand's first block, RFC 5869 §2.3): the secret is hashed
+        // into the key once, not three times (a connection's Initial keys were a third of a keyless run).
+        let symmetric = SymmetricKey(data: secret)
+        let keyed256 = hash == .sha256 ? HMAC<SHA256>(key: symmetric) : nil
+        let keyed384 = hash == .sha384 ? HMAC<SHA384>(key: symmetric) : nil
+        func expand(_ label: String, _ length: Int) -> [UInt8] {
+            let info = Self.labelInfo(prefix + label, length: length)
+            if let keyed256 { return Self.firstBlock(keyed256, info, length) }
+            return Self.firstBlock(keyed384!, info, length)
+        }
+        key = SymmetricKey(data: expand("key", keyLength))
+        iv = expand("iv", 12)
         // RFC 9001 §6.1: a key update changes the packet keys, never the header protection key.
-        self.headerKey = headerKey ?? SymmetricKey(data: TLS13KeySchedule.expandLabel(
-            hash, secret: secret, label: prefix + "hp", context: [], length: keyLength))
+        self.headerKey = headerKey ?? SymmetricKey(data: expand("hp", keyLength))
         guard iv.count == 12 else { return nil }
+    }
+
+    /// HkdfLabel with an empty context (RFC 8446 §7.1).
+    static func labelInfo(_ name: String, length: Int) -> [UInt8] {
+        let full = Array("tls13 ".utf8) + Array(name.utf8)
+        return [UInt8(length >> 8), UInt8(length & 0xff), UInt8(full.count)] + full + [0]
+    }
+
+    /// T(1) of HKDF-Expand: HMAC(PRK, info ‖ 0x01), cut to `length` (at most one hash: every QUIC label fits).
+    static func firstBlock<H: HashFunction>(_ keyed: HMAC<H>, _ info: [UInt8], _ length: Int) -> [UInt8] {
+        var mac = keyed
+        mac.update(data: info)
+        mac.update(data: [1])
+        return Array(mac.finalize().prefix(length))
     }
 
     /// RFC 9001 §6.1: the next key phase's keys ("quic ku").
@@ -63,16 +85,32 @@ public struct QUICPacketKeys: Sendable {
     /// Initial keys of both directions from the client's first Destination Connection ID (RFC 9001 §5.2);
     /// nil for a version whose salt we do not know.
     public static func initial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> (client: QUICPacketKeys, server: QUICPacketKeys)? {
+        guard let secret = initialSecret(dcid: dcid, version: version),
+            let client = initialKeys(secret, label: "client in", version: version),
+            let server = initialKeys(secret, label: "server in", version: version)
+        else { return nil }
+        return (client, server)
+    }
+
+    /// The client's Initial keys alone: all that reading a ClientHello without a key log needs.
+    static func clientInitial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> QUICPacketKeys? {
+        initialSecret(dcid: dcid, version: version).flatMap { initialKeys($0, label: "client in", version: version) }
+    }
+
+    /// The server's Initial keys (its ServerHello names the cipher suite for the key log's secrets).
+    static func serverInitial(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> QUICPacketKeys? {
+        initialSecret(dcid: dcid, version: version).flatMap { initialKeys($0, label: "server in", version: version) }
+    }
+
+    private static func initialSecret(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> [UInt8]? {
         guard let salt = version.initialSalt else { return nil }
         let prk = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt)
-        let initialSecret = prk.withUnsafeBytes { Array($0) }
-        let client = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: "client in", context: [], length: 32)
-        let server = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: "server in", context: [], length: 32)
-        let suite = TLSCipherSuite(rawValue: 0x1301)
-        guard let c = QUICPacketKeys(secret: client, suite: suite, version: version),
-            let s = QUICPacketKeys(secret: server, suite: suite, version: version)
-        else { return nil }
-        return (c, s)
+        return prk.withUnsafeBytes { Array($0) }
+    }
+
+    private static func initialKeys(_ initialSecret: [UInt8], label: String, version: QUICVersion) -> QUICPacketKeys? {
+        let secret = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: label, context: [], length: 32)
+        return QUICPacketKeys(secret: secret, suite: TLSCipherSuite(rawValue: 0x1301), version: version)
     }
 
     /// The 5-byte header protection mask from the 16-byte sample (RFC 9001 §5.4.3, §5.4.4).

@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import TrafficCapture
+import TrafficTLS
 import TrafficTestSupport
 import TrafficWire
 
@@ -63,9 +64,9 @@ import TrafficWire
         var connections: [QUICConnection] = []
     }
 
-    static func table() -> (QUICConnectionTable, Ended) {
+    static func table(keyLog: TLSKeyLog? = nil) -> (QUICConnectionTable, Ended) {
         let ended = Ended()
-        return (QUICConnectionTable(keyLog: nil, ended: { ended.connections.append($0) }), ended)
+        return (QUICConnectionTable(keyLog: keyLog, ended: { ended.connections.append($0) }), ended)
     }
 
     /// Feeds `bytes` as one UDP datagram (Ethernet 14 + IPv4 20 + UDP 8 = 42 bytes of frame around it).
@@ -198,9 +199,12 @@ import TrafficWire
         #expect(c.stats[0].udpPayloadBytes == 1200)
     }
 
-    @Test func theServersInitialIsCountedOnTheConnection() throws {
+    /// Without a key log the server's Initial is counted but not opened (only the ClientHello is read); with one
+    /// (even empty) it is opened for its ServerHello.
+    @Test(arguments: [false, true])
+    func theServersInitialIsCountedOnTheConnection(withKeyLog: Bool) throws {
         // RFC 9001 A.2 then A.3 (the server's Initial, 135 bytes, back on the same path).
-        let (table, ended) = Self.table()
+        let (table, ended) = Self.table(keyLog: withKeyLog ? TLSKeyLog() : nil)
         #expect(Self.send(table, RFCVectors.clientProtected))
         #expect(Self.send(table, RFCVectors.serverProtected, fromClient: false))
         table.finish()
@@ -209,7 +213,8 @@ import TrafficWire
         #expect(c.stats[1].datagrams == 1)
         #expect(c.stats[1].packets == 1)
         #expect(c.stats[1].udpPayloadBytes == 135)
-        #expect(c.stats[1].decryptedPackets == 1)
+        #expect(c.stats[1].decryptedPackets == (withKeyLog ? 1 : 0))
+        #expect(c.stats[1].undecryptedPackets == (withKeyLog ? 0 : 1))
         #expect(c.serverVersion == .v1)
     }
 

@@ -63,6 +63,8 @@ public final class QUICConnection {
     // Packet protection.
     private var initialDCID: QUICConnectionID?
     private var initialVersion: QUICVersion?
+    /// The payload of the datagram's first packet, opened when the table verified it as a client's first Initial.
+    var openedFirstPacket: (payload: [UInt8], packetNumber: UInt64)?
     /// A Retry or Version Negotiation came: the client's next Initial starts a new Initial key epoch.
     private var restartInitials = false
     private var initialKeys: [QUICPacketKeys?] = [nil, nil]
@@ -213,6 +215,11 @@ public final class QUICConnection {
                 return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
             }
             return unreadable(size: size, direction: d)
+        }
+        if header.start == 0, let opened = openedFirstPacket {
+            openedFirstPacket = nil
+            largestPN[d][0] = Int64(opened.packetNumber)
+            return payloadDecrypted(opened.payload, header: header, size: size, direction: direction, time: time, table: table)
         }
         if let payload = open(header, bytes: bytes, keys: keys, direction: d) {
             return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)

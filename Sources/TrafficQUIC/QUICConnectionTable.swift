@@ -13,6 +13,14 @@ public final class QUICConnectionTable {
         init(_ x: Endpoint, _ y: Endpoint) {
             if x < y { (a, b) = (x, y) } else { (a, b) = (y, x) }
         }
+
+        /// One word into the hasher instead of eight fields: the path lookup is done for every datagram.
+        func hash(into hasher: inout Hasher) {
+            var h = a.address.low &* 0x9E37_79B9_7F4A_7C15 ^ a.address.high
+            h = (h ^ UInt64(a.port) << 48 ^ UInt64(b.port) << 32) &* 0xBF58_476D_1CE4_E5B9
+            h ^= b.address.low &* 0x94D0_49BB_1331_11EB ^ b.address.high
+            hasher.combine(h)
+        }
     }
     private struct PathEntry {
         let connection: QUICConnection
@@ -31,7 +39,7 @@ public final class QUICConnectionTable {
     /// Connections that sent CONNECTION_CLOSE, oldest first: they end once their draining period passed.
     private var closing: [QUICConnection] = []
     private var closingStart = 0
-    private var sinceExpiry = 0
+    private var nextExpiry: Int64 = .min
 
     public let limits: QUICLimits
     let keyLog: TLSKeyLog?
@@ -56,9 +64,9 @@ public final class QUICConnectionTable {
 
     /// Whether the datagram belongs to a QUIC connection (then it was counted there).
     public func process(_ datagram: UDPDatagram, time: CaptureTime, packetIndex: Int) -> Bool {
-        sinceExpiry += 1
-        if sinceExpiry >= 4096 {
-            sinceExpiry = 0
+        // Idle connections are looked for once per second of capture time, not per datagram.
+        if time.nanoseconds >= nextExpiry {
+            nextExpiry = time.nanoseconds &+ 1_000_000_000
             expire(before: time)
         }
         let bytes = datagram.payload
@@ -123,14 +131,16 @@ public final class QUICConnectionTable {
         else { return nil }
         let confirmed: Bool
         var clientKeys: QUICPacketKeys?
+        var plaintext: (payload: [UInt8], packetNumber: UInt64)?
         if header.version.isKnown {
             guard header.type == .initial, !header.truncated,
                 let keys = QUICPacketKeys.clientInitial(
                     dcid: UnsafeRawBufferPointer(rebasing: bytes[header.dcid]), version: header.version),
-                Self.opens(header, bytes: bytes, keys: keys)
+                let opened = Self.opens(header, bytes: bytes, keys: keys)
             else { return nil }
             confirmed = true
             clientKeys = keys
+            plaintext = opened
         } else {
             guard header.type == .initial, header.version != .negotiation,
                 // RFC 9000 §15: versions 0x?a?a?a?a are reserved to exercise negotiation.
@@ -150,6 +160,8 @@ public final class QUICConnectionTable {
         if let clientKeys {
             let raw = UnsafeRawBufferPointer(rebasing: bytes[header.dcid])
             connection.startInitialEpoch(dcid: QUICConnectionID(raw), version: header.version, client: clientKeys, raw: raw)
+            // The first packet was opened to find the connection: it is not opened twice.
+            connection.openedFirstPacket = plaintext
         }
         if let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[header.dcid])) {
             register(dcid, for: connection, chosenByServer: true)
@@ -157,12 +169,14 @@ public final class QUICConnectionTable {
         return connection
     }
 
-    /// Whether the client Initial's protection verifies with `keys`.
-    private static func opens(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys) -> Bool {
+    /// The client Initial's payload when its protection verifies with `keys`.
+    private static func opens(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys)
+        -> (payload: [UInt8], packetNumber: UInt64)?
+    {
         let sampleStart = header.pnOffset + 4
         guard sampleStart + 16 <= header.end, header.end <= bytes.count,
             let mask = keys.mask(sample: UnsafeRawBufferPointer(rebasing: bytes[sampleStart..<(sampleStart + 16)]))
-        else { return false }
+        else { return nil }
         let first = bytes[header.start] ^ (mask.0 & 0x0f)
         let pnLength = Int(first & 0x03) + 1
         var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + pnLength)]))
@@ -174,7 +188,9 @@ public final class QUICConnectionTable {
             pn = pn << 8 | UInt64(headerBytes[header.pnOffset + i])
         }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[(header.pnOffset + pnLength)..<header.end])
-        return headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) } != nil
+        return headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }.map {
+            (Array($0), pn)
+        }
     }
 
     func register(_ id: QUICConnectionID, for connection: QUICConnection, chosenByServer: Bool) {

@@ -9,7 +9,8 @@ Independent parts (definitions in samples/README.md, "QUIC and HTTP/3 captures")
     their Length field, Retry and Version Negotiation and long headers of unknown versions take the rest of
     the datagram, a short header runs to the datagram's end, bytes 0x00 after a packet are padding;
   * 1-RTT decryption written here from the NSS key log (HKDF-Expand-Label "quic key"/"quic iv"/"quic hp",
-    v2: "quicv2 ..."; AES-GCM or ChaCha20-Poly1305 with the `cryptography` package), a frame parser
+    v2: "quicv2 ..."; AES-GCM or ChaCha20-Poly1305 with the `cryptography` package; key updates followed by
+    key generation, "quic ku"; 0-RTT with CLIENT_EARLY_TRAFFIC_SECRET), a frame parser
     (RFC 9000 section 19), stream reassembly by offset, an HTTP/3 frame walker (RFC 9114 section 7) and a
     QPACK representation walker (RFC 9204 section 4.5); pylsqpack decodes the field sections.
 Cross-checks (written to crosscheck.txt, the script fails when one does not hold):
@@ -794,9 +795,9 @@ def derive(name):
             streams, _ = streams_by_conn[c.idx]
             notes.append("connection %d: HTTP/3" % c.idx)
             m, control, frames_seen = derive_h3(streams, notes)
-            mrows += m
+            mrows += [dict(r, connection=c.idx) for r in m]
             for dr in DIRS:
-                drows.append(dict(direction=dr, udp_payload_bytes=c.stats[dr][1], h3_control_bytes=control[dr]))
+                drows.append(dict(connection=c.idx, direction=dr, udp_payload_bytes=c.stats[dr][1], h3_control_bytes=control[dr]))
             follow_check(path, keys, c, streams, notes)
             if qdir:
                 q = load_qlogs(qdir)
@@ -806,10 +807,12 @@ def derive(name):
                         dr = "client_to_server" if side == "client" else "server_to_client"
                         qlog_check(tr, side, streams, c.stats[dr][2] - (retry_vn if side == "server" else 0),
                                    frames_seen, notes)
-        write_csv(os.path.join(d, "messages.csv"), ["stream_id", "kind", "method", "status", "path", "header_bytes",
+        # a leading connection column only when the capture has more than one (keyed) connection (quic-0rtt)
+        cc = ["connection"] if len(conns) > 1 else []
+        write_csv(os.path.join(d, "messages.csv"), cc + ["stream_id", "kind", "method", "status", "path", "header_bytes",
                   "header_decoded_bytes", "cookie_bytes", "cookie_decoded_bytes", "body_bytes",
                   "encoded_body_bytes", "decoded_body_bytes"], mrows)
-        write_csv(os.path.join(d, "h3-directions.csv"), ["direction", "udp_payload_bytes", "h3_control_bytes"], drows)
+        write_csv(os.path.join(d, "h3-directions.csv"), cc + ["direction", "udp_payload_bytes", "h3_control_bytes"], drows)
     elif qdir:
         q = load_qlogs(qdir)
         for c in conns:
@@ -991,7 +994,7 @@ def follow_check(path, keys, c, streams, notes):
 
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow(r)

@@ -9,7 +9,8 @@ Independent parts (definitions in samples/README.md, "QUIC and HTTP/3 captures")
     their Length field, Retry and Version Negotiation and long headers of unknown versions take the rest of
     the datagram, a short header runs to the datagram's end, bytes 0x00 after a packet are padding;
   * 1-RTT decryption written here from the NSS key log (HKDF-Expand-Label "quic key"/"quic iv"/"quic hp",
-    v2: "quicv2 ..."; AES-GCM or ChaCha20-Poly1305 with the `cryptography` package), a frame parser
+    v2: "quicv2 ..."; AES-GCM or ChaCha20-Poly1305 with the `cryptography` package; key updates followed by
+    key generation, "quic ku"; 0-RTT with CLIENT_EARLY_TRAFFIC_SECRET), a frame parser
     (RFC 9000 section 19), stream reassembly by offset, an HTTP/3 frame walker (RFC 9114 section 7) and a
     QPACK representation walker (RFC 9204 section 4.5); pylsqpack decodes the field sections.
 Cross-checks (written to crosscheck.txt, the script fails when one does not hold):
@@ -50,6 +51,9 @@ SAMPLES = {
     "quic-rebind": ("quic-rebind.pcap", "quic-rebind.keys", "quic-qlog/rebind"),
     "quic-bigch": ("quic-bigch.pcap", "quic-bigch.keys", "quic-qlog/bigch"),
     "quic-mixed": ("quic-mixed.pcap", None, "quic-qlog/mixed"),
+    "quic-0rtt": ("quic-0rtt.pcap", "quic-0rtt.keys", "quic-qlog/0rtt"),
+    "quic-keyupdate": ("quic-keyupdate.pcap", "quic-keyupdate.keys", "quic-qlog/keyupdate"),
+    "quic-chacha": ("quic-chacha.pcap", "quic-chacha.keys", "quic-qlog/chacha"),
 }
 V1, V2 = 0x00000001, 0x6B3343CF
 DIRS = ("client_to_server", "server_to_client")
@@ -202,18 +206,35 @@ def read_keylog(path):
 
 
 class OneRtt:
-    """1-RTT packet protection of one direction (no key update in these captures: key phase stays 0)."""
+    """Packet protection of one direction (Initial, 0-RTT or 1-RTT; the suite's hash from the secret's length).
+    1-RTT key updates (RFC 9001 section 6): generation g has key phase bit g & 1; secret of generation g+1 =
+    HKDF-Expand-Label(secret_g, "quic ku" / "quicv2 ku", "", Hash.length); key and IV come from each
+    generation's secret, the header protection key stays the one of generation 0."""
 
     def __init__(self, secret, version, suite):
-        h = hashes.SHA384() if len(secret) == 48 else hashes.SHA256()
-        pre = b"quicv2 " if version == V2 else b"quic "
-        klen = 32 if (len(secret) == 48 or suite == "chacha") else 16
-        self.key = hkdf_label(secret, pre + b"key", klen, h)
-        self.iv = hkdf_label(secret, pre + b"iv", 12, h)
-        self.hp = hkdf_label(secret, pre + b"hp", klen, h)
+        self.h = hashes.SHA384() if len(secret) == 48 else hashes.SHA256()
+        self.pre = b"quicv2 " if version == V2 else b"quic "
+        self.klen = 32 if (len(secret) == 48 or suite == "chacha") else 16
+        self.hp = hkdf_label(secret, self.pre + b"hp", self.klen, self.h)
         self.suite = suite
-        self.aead = ChaCha20Poly1305(self.key) if suite == "chacha" else AESGCM(self.key)
+        self.secrets = [secret]
+        self.gens = [self.keys_of(secret)]
+        self.gen = 0                           # current generation
+        self.per_gen = collections.Counter()   # packets decrypted per generation
+        self.first_of_gen = {}                 # generation -> first packet number decrypted with it
         self.largest = -1
+
+    def keys_of(self, secret):
+        key = hkdf_label(secret, self.pre + b"key", self.klen, self.h)
+        iv = hkdf_label(secret, self.pre + b"iv", 12, self.h)
+        return key, iv, (ChaCha20Poly1305(key) if self.suite == "chacha" else AESGCM(key))
+
+    def generation(self, g):
+        while len(self.gens) <= g:
+            nxt = hkdf_label(self.secrets[-1], self.pre + b"ku", self.h.digest_size, self.h)
+            self.secrets.append(nxt)
+            self.gens.append(self.keys_of(nxt))
+        return self.gens[g]
 
     def mask(self, sample):
         if self.suite == "chacha":
@@ -237,12 +258,31 @@ class OneRtt:
         elif pn > expected + win // 2 and pn >= win:
             pn -= win
         header = bytes([first]) + d[pk["start"] + 1:pn_off] + pn.to_bytes(pnl, "big")
-        nonce = (int.from_bytes(self.iv, "big") ^ pn).to_bytes(12, "big")
-        plain = self.aead.decrypt(nonce, bytes(d[pn_off + pnl:pk["end"]]), header)
-        if not long_hdr and first & 0x04:
-            die("key phase 1 seen: key update not handled")
-        self.largest = max(self.largest, pn)
-        return pn, plain
+        payload = bytes(d[pn_off + pnl:pk["end"]])
+        if long_hdr:
+            tries = [0]
+        else:
+            phase = (first >> 2) & 1
+            # the current generation if its phase bit matches, else the next one (a key update), else the
+            # previous one (a packet sent before the update, arriving late)
+            tries = [self.gen] if phase == self.gen & 1 else [self.gen + 1] + ([self.gen - 1] if self.gen else [])
+        err = None
+        for g in tries:
+            _, iv, aead = self.generation(g)
+            nonce = (int.from_bytes(iv, "big") ^ pn).to_bytes(12, "big")
+            try:
+                plain = aead.decrypt(nonce, payload, header)
+            except Exception as e:
+                err = e
+                continue
+            if g > self.gen:
+                self.gen = g
+            self.per_gen[g] += 1
+            self.last_gen = g
+            self.first_of_gen.setdefault(g, pn)
+            self.largest = max(self.largest, pn)
+            return pn, plain
+        raise err
 
 
 INITIAL_SALT = {V1: bytes.fromhex("38762cf7f55934b34d179ae6a4c80cadccbb7f0a"),
@@ -618,6 +658,19 @@ def load_qlogs(qdir):
     return out
 
 
+def qlog_traces_of(traces, c):
+    """One trace per side: that one. More (several keyed connections in one capture): the trace whose ODCID is
+    the DCID of one of the connection's client Initial packets."""
+    if len(traces) <= 1:
+        return traces
+    dcids = {bytes(pk["dcid"]).hex() for _, dr, pk, _ in c.packets
+             if dr == "client_to_server" and pk["kind"] in ("initial", "0rtt")}
+    mine = [tr for tr in traces if tr.get("common_fields", {}).get("ODCID") in dcids]
+    if len(mine) != 1:
+        die("connection %d: %d qlog traces with ODCID in %s" % (c.idx, len(mine), sorted(dcids)))
+    return mine
+
+
 def qlog_check(trace, side, streams, sent_packets, frames_seen, notes):
     """trace: one end's qlog. Compare packets sent, STREAM frames sent and HTTP/3 frames with ours."""
     dr = "client_to_server" if side == "client" else "server_to_client"
@@ -672,6 +725,7 @@ def derive(name):
         kl = read_keylog(os.path.join(HERE, keys))
         extra = collections.defaultdict(set)
         for c in conns:
+            c.path, c.keys = path, os.path.join(HERE, keys)
             streams_by_conn[c.idx], cids = decrypt_conn(c, kl, tf, notes)
             extra[c.idx] |= cids
         if any(extra.values()):
@@ -741,22 +795,24 @@ def derive(name):
             streams, _ = streams_by_conn[c.idx]
             notes.append("connection %d: HTTP/3" % c.idx)
             m, control, frames_seen = derive_h3(streams, notes)
-            mrows += m
+            mrows += [dict(r, connection=c.idx) for r in m]
             for dr in DIRS:
-                drows.append(dict(direction=dr, udp_payload_bytes=c.stats[dr][1], h3_control_bytes=control[dr]))
+                drows.append(dict(connection=c.idx, direction=dr, udp_payload_bytes=c.stats[dr][1], h3_control_bytes=control[dr]))
             follow_check(path, keys, c, streams, notes)
             if qdir:
                 q = load_qlogs(qdir)
                 retry_vn = sum(1 for _, dr, pk, _ in c.packets if pk["kind"] in ("retry", "version_negotiation"))
                 for side in ("client", "server"):
-                    for tr in q[side]:
+                    for tr in qlog_traces_of(q[side], c):
                         dr = "client_to_server" if side == "client" else "server_to_client"
                         qlog_check(tr, side, streams, c.stats[dr][2] - (retry_vn if side == "server" else 0),
                                    frames_seen, notes)
-        write_csv(os.path.join(d, "messages.csv"), ["stream_id", "kind", "method", "status", "path", "header_bytes",
+        # a leading connection column only when the capture has more than one (keyed) connection (quic-0rtt)
+        cc = ["connection"] if len(conns) > 1 else []
+        write_csv(os.path.join(d, "messages.csv"), cc + ["stream_id", "kind", "method", "status", "path", "header_bytes",
                   "header_decoded_bytes", "cookie_bytes", "cookie_decoded_bytes", "body_bytes",
                   "encoded_body_bytes", "decoded_body_bytes"], mrows)
-        write_csv(os.path.join(d, "h3-directions.csv"), ["direction", "udp_payload_bytes", "h3_control_bytes"], drows)
+        write_csv(os.path.join(d, "h3-directions.csv"), cc + ["direction", "udp_payload_bytes", "h3_control_bytes"], drows)
     elif qdir:
         q = load_qlogs(qdir)
         for c in conns:
@@ -799,14 +855,49 @@ def decrypt_conn(c, kl, tf, notes):
             break
     if crypt is None:
         die("connection %d: no key in the key log decrypts its 1-RTT packets" % c.idx)
+    # 0-RTT (client to server only): CLIENT_EARLY_TRAFFIC_SECRET of the client random whose secret opens the
+    # first 0-RTT packet; the suite is the resumed session's (its hash from the secret's length)
+    early = None
+    zero = [(n, pk, pay) for n, dr, pk, pay in c.packets if pk["kind"] == "0rtt"]
+    if zero:
+        for cr, secrets in kl.items():
+            if "CLIENT_EARLY_TRAFFIC_SECRET" not in secrets:
+                continue
+            for suite in ("aes", "chacha"):
+                try:
+                    OneRtt(secrets["CLIENT_EARLY_TRAFFIC_SECRET"], version, suite).decrypt(zero[0][2], zero[0][1])
+                except Exception:
+                    continue
+                early = OneRtt(secrets["CLIENT_EARLY_TRAFFIC_SECRET"], version, suite)
+                notes.append("connection %d: 0-RTT keys: CLIENT_EARLY_TRAFFIC_SECRET of client random %s..., %s"
+                             " (%d-byte secret); 0-RTT packets in frames %s"
+                             % (c.idx, cr[:16], suite, len(secrets["CLIENT_EARLY_TRAFFIC_SECRET"]),
+                                [n for n, _, _ in zero]))
+                break
+            if early:
+                break
+        if early is None:
+            die("connection %d: no CLIENT_EARLY_TRAFFIC_SECRET decrypts its 0-RTT packets" % c.idx)
     pieces = collections.defaultdict(dict)
     cids = set()
-    n1 = 0
+    n1 = n0 = 0
+    zero_streams = collections.Counter()
+    phases = {}   # frame -> key phase bits of its 1-RTT packets (ours)
     for n, dr, pk, pay in c.packets:
-        if pk["kind"] != "1rtt":
+        if pk["kind"] == "0rtt":
+            if dr != "client_to_server":
+                die("0-RTT packet from the server")
+            pn, plain = early.decrypt(pay, pk)
+            n0 += 1
+            for t, f in parse_frames(plain):
+                if t == 0x08:
+                    zero_streams[f["stream_id"]] += len(f["data"])
+        elif pk["kind"] == "1rtt":
+            pn, plain = crypt[dr].decrypt(pay, pk)
+            n1 += 1
+            phases.setdefault(n, []).append(crypt[dr].last_gen & 1)
+        else:
             continue
-        pn, plain = crypt[dr].decrypt(pay, pk)
-        n1 += 1
         for t, f in parse_frames(plain):
             if t == 0x08:
                 key = (dr, f["stream_id"])
@@ -827,6 +918,37 @@ def decrypt_conn(c, kl, tf, notes):
             buf[off:off + len(ps[off])] = ps[off]
         streams[key] = bytes(buf)
     notes.append("connection %d: %d 1-RTT packets decrypted by us, %d streams" % (c.idx, n1, len(streams)))
+    if n0:
+        notes.append("connection %d: %d 0-RTT packets decrypted by us; STREAM bytes in them per stream: %s"
+                     % (c.idx, n0, ", ".join("%d:%d" % kv for kv in sorted(zero_streams.items()))))
+    if any(len(crypt[dr].per_gen) > 1 for dr in DIRS):
+        out = tshark(["-r", c.path, "-o", "tls.keylog_file:" + c.keys, "-T", "fields", "-E", "occurrence=a",
+                      "-E", "aggregator=|", "-e", "frame.number", "-e", "quic.key_phase"])
+        theirs = {}
+        for line in out.splitlines():
+            f = line.split("\t")
+            if f[1]:
+                theirs[int(f[0])] = [int(x == "True" or x == "1") for x in f[1].split("|")]
+        bad = [n for n in phases if theirs.get(n) != phases[n]]
+        if bad:
+            die("connection %d: tshark's quic.key_phase differs from ours in frames %s" % (c.idx, bad[:10]))
+        notes.append("connection %d: tshark's quic.key_phase = ours (generation & 1) in all %d frames with 1-RTT"
+                     " packets" % (c.idx, len(phases)))
+    if crypt[DIRS[0]].suite == "chacha":
+        out = tshark(["-r", c.path, "-o", "tls.keylog_file:" + c.keys, "-Y", "tls.handshake.type == 2",
+                      "-T", "fields", "-e", "frame.number", "-e", "tls.handshake.ciphersuite"])
+        mine = {n for n, dr, pk, _ in c.packets if dr == "server_to_client"}
+        sh = [line.split("\t") for line in out.splitlines() if int(line.split("\t")[0]) in mine]
+        if [x[1] for x in sh] != ["0x1303"]:
+            die("connection %d: tshark ServerHello cipher suites %s" % (c.idx, sh))
+        notes.append("connection %d: tshark: ServerHello in frame %s selects cipher suite 0x1303"
+                     " (TLS_CHACHA20_POLY1305_SHA256)" % (c.idx, sh[0][0]))
+    for dr in DIRS:
+        if len(crypt[dr].per_gen) > 1:
+            notes.append("connection %d %s: 1-RTT key update(s): packets per key generation %s (generation g has"
+                         " key phase g & 1), first packet number per generation %s"
+                         % (c.idx, dr, dict(sorted(crypt[dr].per_gen.items())),
+                            dict(sorted(crypt[dr].first_of_gen.items()))))
     return (streams, cids), cids
 
 
@@ -872,7 +994,7 @@ def follow_check(path, keys, c, streams, notes):
 
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow(r)

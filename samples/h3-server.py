@@ -2,15 +2,17 @@
 """A small HTTP/3 server (aioquic) for the QUIC sample captures (samples/make-quic-samples.sh).
 
     python3 samples/h3-server.py --host 10.235.0.2 --port 443 --cert C --key K \
-        --keylog FILE --qlog-dir DIR [--retry] [--versions 1] [--host6 fd00::2]
+        --keylog FILE --qlog-dir DIR [--retry] [--versions 1] [--host6 fd00::2] [--session-tickets]
 
 Routes (all content fixed, so every run has the same sizes):
   GET  /small   application/json, 300 bytes, one set-cookie
   GET  /gzip    application/json, ~20 KB gzip-compressed (gzip mtime 0), content-encoding: gzip
   GET  /large   application/octet-stream, 1 200 000 random bytes (seed 9114)
+  GET  /medium  application/octet-stream, the first 80 000 bytes of /large
   POST /upload  reads the body, answers 201 with a small JSON and two set-cookie fields
   anything else 404 text/plain
 No date header (so that field sections have the same size on every run).
+--session-tickets: the server issues session tickets (with max_early_data, so 0-RTT) and accepts each once.
 """
 import argparse
 import asyncio
@@ -82,6 +84,8 @@ class H3Server(QuicConnectionProtocol):
             extra = [(b"content-encoding", b"gzip"), (b"vary", b"accept-encoding")]
         elif method == b"GET" and path == b"/large":
             status, ctype, data = b"200", b"application/octet-stream", LARGE
+        elif method == b"GET" and path == b"/medium":
+            status, ctype, data = b"200", b"application/octet-stream", LARGE[:80_000]
         elif method == b"POST" and path == b"/upload":
             status, ctype = b"201", b"application/json"
             data = json.dumps({"received": len(body)}).encode() + b"\n"
@@ -104,8 +108,11 @@ async def main(args):
     if args.versions:
         cfg.supported_versions = [int(v, 0) for v in args.versions.split(",")]
     hosts = [args.host] + ([args.host6] if args.host6 else [])
+    tickets = {}   # ticket -> SessionTicket; each is accepted once (pop)
+    kw = dict(session_ticket_fetcher=lambda k: tickets.pop(k, None),
+              session_ticket_handler=lambda t: tickets.__setitem__(t.ticket, t)) if args.session_tickets else {}
     for h in hosts:
-        await serve(h, args.port, configuration=cfg, create_protocol=H3Server, retry=args.retry)
+        await serve(h, args.port, configuration=cfg, create_protocol=H3Server, retry=args.retry, **kw)
     print("listening", hosts, args.port, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -124,5 +131,6 @@ if __name__ == "__main__":
     ap.add_argument("--keylog", required=True)
     ap.add_argument("--qlog-dir", required=True)
     ap.add_argument("--retry", action="store_true")
+    ap.add_argument("--session-tickets", action="store_true")
     ap.add_argument("--versions", help="comma-separated supported versions, e.g. 0x1 (default: v1,v2)")
     asyncio.run(main(ap.parse_args()))

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Records the QUIC / HTTP/3 sample captures samples/quic-*.pcap and derives their expected numbers
 # (samples/derive-quic-expected.py). Run as root from anywhere: sudo samples/make-quic-samples.sh [NAME ...]
-# (NAME: h3 retry vn v2 rebind bigch mixed; default all).
+# (NAME: h3 retry vn v2 rebind bigch mixed 0rtt keyupdate chacha; default all).
 #
 # All traffic stays inside two network namespaces made here, trq-cli (10.237.0.1, fd00:237::1) and trq-srv
 # (10.237.0.2, fd00:237::2), joined by the veth pair trq-c/trq-s: MTU 1500, TSO/GSO/GRO off. tcpdump
 # (`-U -s 0 -w`, filter `udp`) runs on the server end (trq-s). The server is samples/h3-server.py (aioquic)
-# on UDP port 443, one server process per capture (its options differ: --retry, --versions). Clients:
+# on UDP port 443, one server process per capture (its options differ: --retry, --versions, --session-tickets). Clients:
 # samples/h3-client.py (aioquic, plain sockets) and, for quic-bigch, Debian's chromium (headless).
 # Certificate: self-signed P-256 for quic.test, made at run time (openssl).
 #
@@ -27,7 +27,7 @@ PORT=443
 PIDS=()
 PY=${PYTHON:-python3}
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(h3 retry vn v2 rebind bigch mixed)
+[ ${#names[@]} -gt 0 ] || names=(h3 retry vn v2 rebind bigch mixed 0rtt keyupdate chacha)
 
 for tool in tcpdump tshark editcap openssl ethtool; do
     command -v $tool >/dev/null || { echo "missing $tool" >&2; exit 1; }
@@ -170,6 +170,16 @@ print("echo:", len(s.recvfrom(2048)[0]))'
         }
         record quic-mixed -- mixed
         ;;
+    0rtt)
+        # one client process, two connections (two sockets): GET /small, keep the session ticket; then resume
+        # with it: GET /small and GET /gzip in 0-RTT packets, GET /small in 1-RTT
+        record quic-0rtt --session-tickets -- client quic-0rtt --scenario 0rtt ;;
+    keyupdate)
+        # GET /small, GET /medium (80 000 bytes); the client requests key updates after 20 000 and 50 000 body bytes
+        record quic-keyupdate -- client quic-keyupdate --scenario keyupdate ;;
+    chacha)
+        # the client offers TLS_CHACHA20_POLY1305_SHA256 only; GET /small and GET /gzip at once
+        record quic-chacha -- client quic-chacha --scenario pair --cipher chacha ;;
     *) echo "unknown sample $n" >&2; exit 1 ;;
     esac
     # qlogs of both ends, kept next to the capture (gzip -n), and the server's key log when the client wrote none

@@ -29,7 +29,7 @@ import Testing
     static let keyed = samples.filter { expected($0, "messages.csv") != nil }.map(\.file)
 
     @Test func everySampleIsHere() {
-        #expect(Self.samples.count == 8)
+        #expect(Self.samples.count == 11)
         #expect(Self.samples.allSatisfy { Self.expected($0, "connections.csv") != nil })
     }
 
@@ -102,10 +102,13 @@ import Testing
         let messages = try #require(json["messages"] as? [[String: Any]])
         let expected = try #require(Self.expected(sample, "messages.csv"))
         #expect(messages.count == expected.count, "\(file): message count")
+        // A capture with several keyed connections names the connection (stream IDs repeat between them).
         for row in expected {
-            let label = "\(file) stream \(row["stream_id"]!) \(row["kind"]!)"
+            let connection = row["connection"] ?? "0"
+            let label = "\(file) connection \(connection) stream \(row["stream_id"]!) \(row["kind"]!)"
             let matching = messages.filter {
-                HTTP2ReportTests.text($0["stream_id"]) == row["stream_id"] && $0["kind"] as? String == row["kind"]
+                HTTP2ReportTests.text($0["connection"]) == connection && HTTP2ReportTests.text($0["stream_id"]) == row["stream_id"]
+                    && $0["kind"] as? String == row["kind"]
             }
             guard matching.count == 1, let record = matching.first else {
                 Issue.record("\(label): \(matching.count) records")
@@ -119,8 +122,10 @@ import Testing
             #expect(record["transfer_bytes"] as? Int == headerAndBody, "\(label) transfer_bytes")
         }
         let summary = try #require(json["summary"] as? [String: Any])
-        #expect(summary["quic_decrypted"] as? Int == 1, "\(file) quic_decrypted")
-        #expect(summary["http3_streams"] as? Int == Set(expected.map { $0["stream_id"]! }).count, "\(file) http3_streams")
+        let connections = Set(expected.map { $0["connection"] ?? "0" })
+        #expect(summary["quic_decrypted"] as? Int == connections.count, "\(file) quic_decrypted")
+        let streams = Set(expected.map { ($0["connection"] ?? "0") + "/" + $0["stream_id"]! })
+        #expect(summary["http3_streams"] as? Int == streams.count, "\(file) http3_streams")
     }
 
     /// With keys and `--overhead all`, per direction: the control and QPACK streams are the derivation's
@@ -135,9 +140,12 @@ import Testing
         let expected = try #require(Self.expected(sample, "h3-directions.csv"))
         for row in expected {
             let kind = row["direction"] == "client_to_server" ? "request" : "response"
-            let side = messages.filter { $0["kind"] as? String == kind }
+            let connection = row["connection"] ?? "0"
+            let side = messages.filter {
+                $0["kind"] as? String == kind && HTTP2ReportTests.text($0["connection"]) == connection
+            }
             func sum(_ field: String) -> Int { side.reduce(0) { $0 + ($1[field] as? Int ?? 0) } }
-            let label = "\(file) \(row["direction"]!)"
+            let label = "\(file) \(connection) \(row["direction"]!)"
             #expect(String(sum("h3_control_bytes")) == row["h3_control_bytes"], "\(label) h3_control_bytes")
             let total = sum("transfer_bytes") + sum("quic_overhead_bytes") + sum("h3_control_bytes") + sum("quic_connection_bytes")
             #expect(String(total) == row["udp_payload_bytes"], "\(label) conservation")

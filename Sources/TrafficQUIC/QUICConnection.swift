@@ -66,7 +66,7 @@ public final class QUICConnection {
     /// The payload of the datagram's first packet, opened when the table verified it as a client's first Initial.
     var openedFirstPacket: (payload: [UInt8], packetNumber: UInt64)?
     /// A Retry or Version Negotiation came: the client's next Initial starts a new Initial key epoch.
-    private var restartInitials = false
+    private(set) var restartInitials = false
     private var initialKeys: [QUICPacketKeys?] = [nil, nil]
     private var handshakeKeys: [QUICPacketKeys?] = [nil, nil]
     private var oneRTTKeys: [QUICPacketKeys?] = [nil, nil]
@@ -209,10 +209,13 @@ public final class QUICConnection {
         }
         guard let keys else {
             // 0-RTT before the ServerHello: early keys come from the key log alone.
-            if header.type == .zeroRTT, direction == .clientToServer, let early = earlyKeys(header.version),
-                let payload = open(header, bytes: bytes, keys: early, direction: d)
-            {
-                return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
+            if header.type == .zeroRTT, direction == .clientToServer {
+                for early in earlyKeyCandidates(header.version) {
+                    guard let payload = open(header, bytes: bytes, keys: early, direction: d) else { continue }
+                    zeroRTTKeys = early
+                    return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
+                }
+                zeroRTTTried = answeredRandom != nil
             }
             return unreadable(size: size, direction: d)
         }
@@ -244,14 +247,15 @@ public final class QUICConnection {
         stats[d].connectionBytes += size
     }
 
-    private func earlyKeys(_ version: QUICVersion) -> QUICPacketKeys? {
-        if let zeroRTTKeys { return zeroRTTKeys }
+    /// The 0-RTT keys to try (RFC 9001 §5.6: the client's early traffic secret under the resumed session's suite,
+    /// which no packet of this connection names: a 48-byte secret is SHA-384's AES-256-GCM, a 32-byte one
+    /// AES-128-GCM or ChaCha20-Poly1305). The one that opens a packet is kept.
+    private func earlyKeyCandidates(_ version: QUICVersion) -> [QUICPacketKeys] {
         guard !zeroRTTTried, let keyLog, let random = answeredRandom,
             let secret = keyLog.secrets(clientRandom: random)?.clientEarlyTrafficSecret
-        else { return nil }
-        zeroRTTTried = true
-        zeroRTTKeys = QUICPacketKeys(secret: secret, suite: cipherSuite ?? TLSCipherSuite(rawValue: 0x1301), version: version)
-        return zeroRTTKeys
+        else { return [] }
+        let suites: [UInt16] = secret.count == 48 ? [0x1302] : [0x1301, 0x1303]
+        return suites.compactMap { QUICPacketKeys(secret: secret, suite: TLSCipherSuite(rawValue: $0), version: version) }
     }
 
     /// Removes header protection and opens the payload; the 1-RTT key phase is followed (RFC 9001 §6).

@@ -74,6 +74,17 @@ public final class QUICConnectionTable {
         let key = PathKey(datagram.source, datagram.destination)
         if let entry = paths[key] {
             let direction: Direction = datagram.source == entry.client ? .clientToServer : .serverToClient
+            // A client may reuse its socket for the next connection (a resumption with 0-RTT): a client Initial
+            // to an ID the server never chose, outside a Retry or Version Negotiation, that authenticates on its
+            // own, starts a new connection on the path.
+            if direction == .clientToServer, isNewInitial(bytes, end: datagram.payloadLength, on: entry.connection),
+                let connection = start(datagram, time: time, packetIndex: packetIndex)
+            {
+                end(entry.connection)
+                paths[key] = PathEntry(connection: connection, client: datagram.source)
+                pathsOf[ObjectIdentifier(connection)] = [key]
+                return take(datagram, connection: connection, direction: .clientToServer, time: time)
+            }
             return take(datagram, connection: entry.connection, direction: direction, time: time)
         }
         // A new path of a known connection: its DCID is one of the connection's IDs.
@@ -98,6 +109,21 @@ public final class QUICConnectionTable {
         }
         connection.process(datagram, direction: direction, time: time, table: self)
         return true
+    }
+
+    /// A long-header client Initial whose DCID is none of the connection's server-chosen IDs, once the connection
+    /// read its ClientHello and is not starting over after a Retry or Version Negotiation.
+    private func isNewInitial(_ bytes: UnsafeRawBufferPointer, end: Int, on connection: QUICConnection) -> Bool {
+        guard end >= 1200, bytes.count >= 6, bytes[0] & 0xc0 == 0xc0, connection.sawClientHello,
+            !connection.restartInitials
+        else { return false }
+        let version = QUICVersion(rawValue: UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4]))
+        guard version.isKnown, version.longPacketType(bytes[0] >> 4) == .initial else { return false }
+        let length = Int(bytes[5])
+        guard length >= 8, length <= QUICConnectionID.maxLength, bytes.count >= 6 + length,
+            let dcid = QUICConnectionID(UnsafeRawBufferPointer(rebasing: bytes[6..<(6 + length)]))
+        else { return false }
+        return !connection.serverCIDs.contains(dcid)
     }
 
     private func lookUp(_ bytes: UnsafeRawBufferPointer, end: Int) -> (QUICConnection, Bool)? {

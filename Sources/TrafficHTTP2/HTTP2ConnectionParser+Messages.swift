@@ -260,16 +260,7 @@ extension HTTP2ConnectionParser {
         }
     }
 
-    private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget {
-        // §8.3.1: `:authority` names the host; `host` stands in when a client sent none (h2c translations).
-        let authority = summary.authority.flatMap { $0.isEmpty ? nil : $0 } ?? summary.host
-        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: summary.https ? "443" : "80") }
-        if summary.method == "CONNECT", summary.path == nil, let authority {
-            return HTTPTarget(host: host ?? defaultHost, path: authority, query: nil)
-        }
-        return HTTPTarget.resolve(
-            method: summary.method, target: summary.path, hostField: nil, defaultHost: host ?? defaultHost)
-    }
+    private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget { summary.target(defaultHost: defaultHost) }
 
     private func decoding(_ summary: HTTP2HeaderSummary, _ record: inout MessageRecord) -> HTTP2BodyDecoding {
         if summary.grpc {
@@ -473,5 +464,19 @@ extension HTTP2ConnectionParser {
             emitResponse(stream)
         }
         forget(stream)
+    }
+}
+
+extension HTTP2HeaderSummary {
+    /// Host, path and query of a request head. RFC 9113 §8.3.1 (and RFC 9114 §4.3.1 for HTTP/3): `:authority`
+    /// names the host; `host` stands in when a client sent none (h2c translations); CONNECT's target is its
+    /// authority.
+    package func target(defaultHost: String) -> HTTPTarget {
+        let authority = authority.flatMap { $0.isEmpty ? nil : $0 } ?? host
+        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: https ? "443" : "80") }
+        if method == "CONNECT", path == nil, let authority {
+            return HTTPTarget(host: host ?? defaultHost, path: authority, query: nil)
+        }
+        return HTTPTarget.resolve(method: method, target: path, hostField: nil, defaultHost: host ?? defaultHost)
     }
 }

@@ -81,16 +81,7 @@ extension HTTP3ConnectionParser {
         side.progress = .body
     }
 
-    private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget {
-        // RFC 9114 §4.3.1: `:authority` names the host (`host` stands in, as in HTTP/2); the scheme is https.
-        let authority = summary.authority.flatMap { $0.isEmpty ? nil : $0 } ?? summary.host
-        let host = authority.map { HTTPTarget.normalizedHost($0, defaultPort: summary.https ? "443" : "80") }
-        if summary.method == "CONNECT", summary.path == nil, let authority {
-            return HTTPTarget(host: host ?? defaultHost, path: authority, query: nil)
-        }
-        return HTTPTarget.resolve(
-            method: summary.method, target: summary.path, hostField: nil, defaultHost: host ?? defaultHost)
-    }
+    private func resolve(_ summary: HTTP2HeaderSummary) -> HTTPTarget { summary.target(defaultHost: defaultHost) }
 
     /// A response head was read (or is blocked): the request's `paired` is known, so an ended request goes now.
     func answered(_ stream: HTTP3Stream) {

@@ -262,21 +262,7 @@ public final class QUICConnection {
     private func open(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys, direction d: Int)
         -> [UInt8]?
     {
-        let sampleStart = header.pnOffset + 4
-        guard sampleStart + 16 <= header.end,
-            let mask = keys.mask(sample: UnsafeRawBufferPointer(rebasing: bytes[sampleStart..<(sampleStart + 16)]))
-        else { return nil }
-        let first = bytes[header.start] ^ (mask.0 & (header.isLong ? 0x0f : 0x1f))
-        let pnLength = Int(first & 0x03) + 1
-        var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + pnLength)]))
-        headerBytes[0] = first
-        let maskBytes = [mask.1, mask.2, mask.3, mask.4]
-        var truncated: UInt64 = 0
-        for i in 0..<pnLength {
-            let b = headerBytes[header.pnOffset - header.start + i] ^ maskBytes[i]
-            headerBytes[header.pnOffset - header.start + i] = b
-            truncated = truncated << 8 | UInt64(b)
-        }
+        guard let (headerBytes, first, truncated, pnLength) = keys.unprotect(header, bytes: bytes) else { return nil }
         let space = header.type.space
         let pn = Self.decodePacketNumber(largest: largestPN[d][space], truncated: truncated, bits: pnLength * 8)
         let payload = UnsafeRawBufferPointer(rebasing: bytes[(header.pnOffset + pnLength)..<header.end])

@@ -199,20 +199,7 @@ public final class QUICConnectionTable {
     private static func opens(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys)
         -> (payload: [UInt8], packetNumber: UInt64)?
     {
-        let sampleStart = header.pnOffset + 4
-        guard sampleStart + 16 <= header.end, header.end <= bytes.count,
-            let mask = keys.mask(sample: UnsafeRawBufferPointer(rebasing: bytes[sampleStart..<(sampleStart + 16)]))
-        else { return nil }
-        let first = bytes[header.start] ^ (mask.0 & 0x0f)
-        let pnLength = Int(first & 0x03) + 1
-        var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + pnLength)]))
-        headerBytes[0] = first
-        let maskBytes = [mask.1, mask.2, mask.3, mask.4]
-        var pn: UInt64 = 0
-        for i in 0..<pnLength {
-            headerBytes[header.pnOffset + i] ^= maskBytes[i]
-            pn = pn << 8 | UInt64(headerBytes[header.pnOffset + i])
-        }
+        guard let (headerBytes, _, pn, pnLength) = keys.unprotect(header, bytes: bytes) else { return nil }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[(header.pnOffset + pnLength)..<header.end])
         return headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }.map {
             (Array($0), pn)

@@ -135,6 +135,30 @@ public struct QUICPacketKeys: Sendable {
         }
     }
 
+    /// Header protection removed (RFC 9001 §5.4.1): the header through the packet number as sent unprotected, the
+    /// first byte (its low bits and the key phase now readable), the truncated packet number and its length; nil
+    /// when the packet is too short to sample.
+    func unprotect(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer)
+        -> (header: [UInt8], first: UInt8, truncatedNumber: UInt64, numberLength: Int)?
+    {
+        let sampleStart = header.pnOffset + 4
+        guard sampleStart + 16 <= header.end, header.end <= bytes.count,
+            let mask = mask(sample: UnsafeRawBufferPointer(rebasing: bytes[sampleStart..<(sampleStart + 16)]))
+        else { return nil }
+        let first = bytes[header.start] ^ (mask.0 & (header.isLong ? 0x0f : 0x1f))
+        let length = Int(first & 0x03) + 1
+        var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + length)]))
+        headerBytes[0] = first
+        let maskBytes = [mask.1, mask.2, mask.3, mask.4]
+        var truncated: UInt64 = 0
+        for i in 0..<length {
+            let b = headerBytes[header.pnOffset - header.start + i] ^ maskBytes[i]
+            headerBytes[header.pnOffset - header.start + i] = b
+            truncated = truncated << 8 | UInt64(b)
+        }
+        return (headerBytes, first, truncated, length)
+    }
+
     /// AEAD open of a packet payload (RFC 9001 §5.3): nonce = IV XOR the packet number, the header as AAD.
     func open(packetNumber: UInt64, header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> Data? {
         guard payload.count >= Self.tagLength else { return nil }

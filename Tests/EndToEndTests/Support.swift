@@ -112,23 +112,16 @@ enum Harness {
     }
 
     /// HTTPS samples with their key log (nil for a pcapng that carries its secrets) and expected folder.
-    static func httpsSamples() -> [(file: String, keyLog: String?, expected: String)] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
-        return names.filter { $0.hasPrefix("https-") && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map { name in
-            var expected = name.replacingOccurrences(of: ".", with: "-")
-            if expected.hasSuffix("-pcap") { expected.removeLast(5) }
-            let base = name.hasSuffix(".pcapng") ? String(name.dropLast(7)) : String(name.dropLast(5))
-            let keys = "samples/\(base).keys"
-            let hasKeys = FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(keys).path)
-            return ("samples/" + name, hasKeys ? keys : nil, expected)
-        }
-    }
+    static func httpsSamples() -> [(file: String, keyLog: String?, expected: String)] { keyedSamples(prefix: "https-") }
 
     /// QUIC samples with their key log (nil without one: a keyless capture, or a pcapng that carries its
     /// secrets) and expected folder.
-    static func quicSamples() -> [(file: String, keyLog: String?, expected: String)] {
+    static func quicSamples() -> [(file: String, keyLog: String?, expected: String)] { keyedSamples(prefix: "quic-") }
+
+    /// Captures named `PREFIX…` with the key log beside them (`NAME.keys`), if any, and their expected folder.
+    static func keyedSamples(prefix: String) -> [(file: String, keyLog: String?, expected: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
-        return names.filter { $0.hasPrefix("quic-") && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map {
+        return names.filter { $0.hasPrefix(prefix) && ($0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng")) }.sorted().map {
             name in
             var expected = name.replacingOccurrences(of: ".", with: "-")
             if expected.hasSuffix("-pcap") { expected.removeLast(5) }

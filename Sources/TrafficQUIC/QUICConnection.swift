@@ -510,7 +510,8 @@ public final class QUICConnection {
     /// The connection ended (idle, or the capture's end): held stream bytes are handed on, the consumer finishes.
     func finish() {
         guard let consumer else { return }
-        for (key, var state) in streams {
+        // In stream order, so that what the held bytes complete is emitted the same way every run.
+        for (key, var state) in streams.sorted(by: { ($0.key.id, $0.key.direction) < ($1.key.id, $1.key.direction) }) {
             let direction = Direction(rawValue: key.direction)!
             state.buffer.flush(
                 deliver: { consumer.receive(stream: key.id, direction: direction, bytes: $0, time: lastTime) },

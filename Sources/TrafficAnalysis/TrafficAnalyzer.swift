@@ -30,7 +30,12 @@ public enum TrafficAnalyzer {
             let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
             // QUIC runs on the reading thread: a datagram's connection is found by IDs that any path may carry.
             let quic = quicTable(capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption)
-            let datagrams = { (d: UDPDatagram, time: CaptureTime, packet: Int) in quic.process(d, time: time, packetIndex: packet) }
+            // With more than one job QUIC gets a thread of its own (the main builder is touched by no shard while the
+            // capture is read); with one it runs on the reading thread.
+            let worker = jobs > 1 ? QUICWorker(table: quic) : nil
+            let datagrams = { (d: UDPDatagram, time: CaptureTime, packet: Int) in
+                worker?.take(d, time: time, packetIndex: packet) ?? quic.process(d, time: time, packetIndex: packet)
+            }
             var analysis: CaptureAnalysis
             if jobs == 1 {
                 let reassembler = TCPReassembler(
@@ -46,12 +51,16 @@ public enum TrafficAnalyzer {
                     path: path, capture: index, jobs: jobs, builder: builder, options: options, decryption: decryption,
                     analysisOptions: analysisOptions, progress: report, datagrams: datagrams)
             }
+            worker?.finish()
             quic.finish()
-            // Datagrams of connections no packet proved QUIC are other UDP after all.
-            analysis.summary.quicDatagrams -= quic.unconfirmedDatagrams
-            analysis.summary.quicFrameBytes -= quic.unconfirmedFrameBytes
-            analysis.summary.nonTCPPackets += quic.unconfirmedDatagrams
-            analysis.summary.nonTCPFrameBytes += quic.unconfirmedFrameBytes
+            // Datagrams of connections no packet proved QUIC are other UDP after all, and so are those the worker
+            // found not to be QUIC (taken on trust while reading).
+            let notQUIC = quic.unconfirmedDatagrams + (worker?.rejectedDatagrams ?? 0)
+            let notQUICBytes = quic.unconfirmedFrameBytes + (worker?.rejectedFrameBytes ?? 0)
+            analysis.summary.quicDatagrams -= notQUIC
+            analysis.summary.quicFrameBytes -= notQUICBytes
+            analysis.summary.nonTCPPackets += notQUIC
+            analysis.summary.nonTCPFrameBytes += notQUICBytes
             captures.append(analysis.summary)
             anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
             warnings += analysis.warnings

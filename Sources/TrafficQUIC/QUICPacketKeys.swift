@@ -38,7 +38,7 @@ public struct QUICPacketKeys: Sendable {
         default: return nil
         }
         let keyLength = cipher == .aes128GCM ? 16 : 32
-        let prefix = version.labelPrefix
+        let prefix = version.labelPrefix == "quic " ? LabelPrefix.v1 : LabelPrefix.v2
         self.cipher = cipher
         self.hash = hash
         self.secret = secret
@@ -48,16 +48,42 @@ public struct QUICPacketKeys: Sendable {
         let symmetric = SymmetricKey(data: secret)
         let keyed256 = hash == .sha256 ? HMAC<SHA256>(key: symmetric) : nil
         let keyed384 = hash == .sha384 ? HMAC<SHA384>(key: symmetric) : nil
-        func expand(_ label: String, _ length: Int) -> [UInt8] {
-            let info = Self.labelInfo(prefix + label, length: length)
+        // The HkdfLabel bytes of the three labels are the same for every connection of a version and key length.
+        let infos = Self.labelInfos(prefix: prefix, keyLength: keyLength)
+        func expand(_ info: [UInt8], _ length: Int) -> [UInt8] {
             if let keyed256 { return Self.firstBlock(keyed256, info, length) }
             return Self.firstBlock(keyed384!, info, length)
         }
-        key = SymmetricKey(data: expand("key", keyLength))
-        iv = expand("iv", 12)
+        key = SymmetricKey(data: expand(infos.key, keyLength))
+        iv = expand(infos.iv, 12)
         // RFC 9001 §6.1: a key update changes the packet keys, never the header protection key.
-        self.headerKey = headerKey ?? SymmetricKey(data: expand("hp", keyLength))
+        self.headerKey = headerKey ?? SymmetricKey(data: expand(infos.hp, keyLength))
         guard iv.count == 12 else { return nil }
+    }
+
+    enum LabelPrefix { case v1, v2 }
+
+    private struct LabelInfos {
+        let key: [UInt8], iv: [UInt8], hp: [UInt8]
+        init(_ prefix: String, keyLength: Int) {
+            key = QUICPacketKeys.labelInfo(prefix + "key", length: keyLength)
+            iv = QUICPacketKeys.labelInfo(prefix + "iv", length: 12)
+            hp = QUICPacketKeys.labelInfo(prefix + "hp", length: keyLength)
+        }
+    }
+
+    private static let v1Infos16 = LabelInfos("quic ", keyLength: 16)
+    private static let v1Infos32 = LabelInfos("quic ", keyLength: 32)
+    private static let v2Infos16 = LabelInfos("quicv2 ", keyLength: 16)
+    private static let v2Infos32 = LabelInfos("quicv2 ", keyLength: 32)
+
+    private static func labelInfos(prefix: LabelPrefix, keyLength: Int) -> LabelInfos {
+        switch (prefix, keyLength) {
+        case (.v1, 16): v1Infos16
+        case (.v1, _): v1Infos32
+        case (.v2, 16): v2Infos16
+        case (.v2, _): v2Infos32
+        }
     }
 
     /// HkdfLabel with an empty context (RFC 8446 §7.1).
@@ -102,14 +128,32 @@ public struct QUICPacketKeys: Sendable {
         initialSecret(dcid: dcid, version: version).flatMap { initialKeys($0, label: "server in", version: version) }
     }
 
+    /// HKDF-Extract(salt, DCID) = HMAC(salt, DCID) (RFC 5869 §2.2): the HMAC keyed with a version's salt is made
+    /// once, and copied for every connection.
     private static func initialSecret(dcid: UnsafeRawBufferPointer, version: QUICVersion) -> [UInt8]? {
-        guard let salt = version.initialSalt else { return nil }
-        let prk = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt)
-        return prk.withUnsafeBytes { Array($0) }
+        let keyed: HMAC<SHA256>
+        switch version {
+        case .v1: keyed = v1Extract
+        case .v2: keyed = v2Extract
+        default:
+            guard version.isDraft else { return nil }
+            keyed = draftExtract
+        }
+        var mac = keyed
+        mac.update(data: dcid)
+        return Array(mac.finalize())
     }
 
+    private static let v1Extract = HMAC<SHA256>(key: SymmetricKey(data: QUICVersion.v1.initialSalt!))
+    private static let v2Extract = HMAC<SHA256>(key: SymmetricKey(data: QUICVersion.v2.initialSalt!))
+    private static let draftExtract = HMAC<SHA256>(
+        key: SymmetricKey(data: QUICVersion(rawValue: 0xff00_001d).initialSalt!))
+    private static let clientInInfo = labelInfo("client in", length: 32)
+    private static let serverInInfo = labelInfo("server in", length: 32)
+
     private static func initialKeys(_ initialSecret: [UInt8], label: String, version: QUICVersion) -> QUICPacketKeys? {
-        let secret = TLS13KeySchedule.expandLabel(.sha256, secret: initialSecret, label: label, context: [], length: 32)
+        let info = label == "client in" ? clientInInfo : serverInInfo
+        let secret = firstBlock(HMAC<SHA256>(key: SymmetricKey(data: initialSecret)), info, 32)
         return QUICPacketKeys(secret: secret, suite: TLSCipherSuite(rawValue: 0x1301), version: version)
     }
 

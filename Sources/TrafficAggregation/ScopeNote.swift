@@ -2,7 +2,7 @@
 /// summary (`not_analysed`): a TLS capture must not read like a bad key file, nor an h2c capture like an
 /// empty one.
 public struct ScopeNote: Sendable, Equatable {
-    /// A stable name for scripts: `tls`, `http2`, `other_tcp`, `non_tcp`.
+    /// A stable name for scripts: `tls`, `quic`, `http2`, `other_tcp`, `non_tcp`.
     public var kind: String
     /// How many `unit`s.
     public var count: Int
@@ -32,6 +32,11 @@ extension ReportSummary {
             return "\(encrypted) of \(plural(tlsConnections, "TLS connection")) not decrypted: "
                 + reasons.joined(separator: ", ") + http2 + hint + "; \($0) bytes are counted per server in (tls) rows"
         }
+        // Issue 23: QUIC connections without their secrets are named and sized, not read.
+        note("quic", quicConnections - quicDecrypted, "connections") {
+            "\(quicConnections - quicDecrypted) of \(plural(quicConnections, "QUIC connection")) not decrypted; give the "
+                + "secrets with --keylog FILE; \($0) bytes are counted per server in (quic) rows"
+        }
         note("other_tcp", otherProtocolConnections, "connections") {
             "\(plural(otherProtocolConnections, "TCP connection")) \(otherProtocolConnections == 1 ? "carries" : "carry") "
                 + "neither HTTP nor TLS: not analysed; \($0) bytes are counted as non-HTTP"
@@ -39,7 +44,7 @@ extension ReportSummary {
         // Undecodable frames have a warning of their own.
         note("non_tcp", otherProtocolPackets, "packets") { _ in
             "\(plural(otherProtocolPackets, "packet")) \(otherProtocolPackets == 1 ? "is" : "are") not TCP "
-                + "(UDP such as DNS or QUIC/HTTP/3, ICMP, ARP, …): not analysed"
+                + "(ICMP, ARP, UDP other than QUIC such as DNS, …): not analysed"
         }
         return notes
     }

@@ -19,7 +19,7 @@ struct Analyze: ParsableCommand {
         discussion: """
             Every request and every response is measured as it crossed the wire. Groups are sorted by \
             total bytes. Warnings go to stderr, and so do notes on traffic seen but not analysed (TLS \
-            without keys, cleartext HTTP/2, other protocols, non-TCP packets). Exit codes: 0 success, \
+            and QUIC without keys, other protocols, packets neither TCP nor QUIC). Exit codes: 0 success, \
             2 usage error (an invalid --filter included), 3 unreadable input.
 
             Examples:

@@ -24,7 +24,11 @@ public final class ConnectionTLSInfo {
     /// A table that keeps each QUIC connection's summary (decrypting with the run's secrets, to say whether it
     /// does; the streams go nowhere).
     public func makeQUICTable() -> QUICConnectionTable {
-        QUICConnectionTable(keyLog: decryption?.keyLog) { [unowned self] in quicEnded.append($0.summary) }
+        // A consumer that keeps nothing: streams are still put in order, so retransmitted STREAM bytes are told from
+        // new ones as in `traffic analyze`.
+        QUICConnectionTable(keyLog: decryption?.keyLog, makeConsumer: { _ in DiscardingStreams() }) { [unowned self] in
+            quicEnded.append($0.summary)
+        }
     }
 
     /// `decryption`: the run's secrets, to say per connection whether it decrypts.
@@ -176,4 +180,14 @@ final class HTTP2ControlProbe: SessionStage {
         self.http1 = nil
         self.http2 = nil
     }
+}
+
+/// Decrypted QUIC streams that go nowhere (`traffic connections` sizes them without parsing HTTP/3).
+final class DiscardingStreams: QUICStreamConsumer {
+    func receive(stream: UInt64, direction: Direction, bytes: UnsafeRawBufferPointer, time: CaptureTime) {}
+    func end(stream: UInt64, direction: Direction, time: CaptureTime) {}
+    func skip(stream: UInt64, direction: Direction, byteCount: Int, time: CaptureTime) {}
+    func reset(stream: UInt64, direction: Direction, time: CaptureTime) {}
+    func addOverhead(stream: UInt64, direction: Direction, bytes: Int) {}
+    func finish(time: CaptureTime) {}
 }

@@ -143,6 +143,11 @@ public struct ConnectionsReport {
             ("padding_bytes", s.paddingBytes),
             ("decrypted_packets", s.decryptedPackets),
             ("undecrypted_packets", s.undecryptedPackets),
+            // With keys: STREAM payload delivered once, and what QUIC cost beside it (0 without keys).
+            ("request_stream_bytes", s.requestStreamBytes),
+            ("unidirectional_stream_bytes", s.unidirectionalStreamBytes),
+            ("quic_overhead_bytes", s.streamOverheadBytes),
+            ("quic_connection_bytes", s.connectionBytes),
         ]
     }
 

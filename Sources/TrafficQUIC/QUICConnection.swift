@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import TrafficCapture
 import TrafficReassembly
 import TrafficTLS
@@ -87,6 +92,9 @@ public final class QUICConnection {
         let id: UInt64
         let direction: Int
     }
+    /// Reused by `payloadDecrypted` for every packet.
+    private var frameBuffer: [(QUICFrame, Range<Int>)] = []
+    private var weightBuffer: [(id: UInt64, new: Int, resent: Int)] = []
     private struct StreamState {
         var buffer = QUICOffsetBuffer()
         var finalSize: UInt64?
@@ -213,7 +221,9 @@ public final class QUICConnection {
                 for early in earlyKeyCandidates(header.version) {
                     guard let payload = open(header, bytes: bytes, keys: early, direction: d) else { continue }
                     zeroRTTKeys = early
-                    return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
+                    return payload.withUnsafeBytes {
+                        payloadDecrypted($0, header: header, size: size, direction: direction, time: time, table: table)
+                    }
                 }
                 zeroRTTTried = answeredRandom != nil
             }
@@ -222,10 +232,14 @@ public final class QUICConnection {
         if header.start == 0, let opened = openedFirstPacket {
             openedFirstPacket = nil
             largestPN[d][0] = Int64(opened.packetNumber)
-            return payloadDecrypted(opened.payload, header: header, size: size, direction: direction, time: time, table: table)
+            return opened.payload.withUnsafeBytes {
+                payloadDecrypted($0, header: header, size: size, direction: direction, time: time, table: table)
+            }
         }
         if let payload = open(header, bytes: bytes, keys: keys, direction: d) {
-            return payloadDecrypted(payload, header: header, size: size, direction: direction, time: time, table: table)
+            return payload.withUnsafeBytes {
+                payloadDecrypted($0, header: header, size: size, direction: direction, time: time, table: table)
+            }
         }
         unreadable(size: size, direction: d)
     }
@@ -260,19 +274,19 @@ public final class QUICConnection {
 
     /// Removes header protection and opens the payload; the 1-RTT key phase is followed (RFC 9001 §6).
     private func open(_ header: QUICPacketHeader, bytes: UnsafeRawBufferPointer, keys: QUICPacketKeys, direction d: Int)
-        -> [UInt8]?
+        -> Data?
     {
         guard let (headerBytes, first, truncated, pnLength) = keys.unprotect(header, bytes: bytes) else { return nil }
         let space = header.type.space
         let pn = Self.decodePacketNumber(largest: largestPN[d][space], truncated: truncated, bits: pnLength * 8)
         let payload = UnsafeRawBufferPointer(rebasing: bytes[(header.pnOffset + pnLength)..<header.end])
-        var plaintext: [UInt8]?
+        var plaintext: Data?
         if header.type == .oneRTT {
             let phase = first & 0x04 != 0
             if phase == keyPhase[d] {
-                plaintext = headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }.map { Array($0) }
+                plaintext = headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }
                 if plaintext == nil, let previous = oneRTTPrevious[d] {
-                    plaintext = headerBytes.withUnsafeBytes { previous.open(packetNumber: pn, header: $0, payload: payload) }.map { Array($0) }
+                    plaintext = headerBytes.withUnsafeBytes { previous.open(packetNumber: pn, header: $0, payload: payload) }
                 }
             } else if let next = keys.updated(),
                 let opened = headerBytes.withUnsafeBytes({ next.open(packetNumber: pn, header: $0, payload: payload) })
@@ -281,12 +295,12 @@ public final class QUICConnection {
                 oneRTTPrevious[d] = keys
                 oneRTTKeys[d] = next
                 keyPhase[d] = phase
-                plaintext = Array(opened)
+                plaintext = opened
             } else if let previous = oneRTTPrevious[d] {
-                plaintext = headerBytes.withUnsafeBytes { previous.open(packetNumber: pn, header: $0, payload: payload) }.map { Array($0) }
+                plaintext = headerBytes.withUnsafeBytes { previous.open(packetNumber: pn, header: $0, payload: payload) }
             }
         } else {
-            plaintext = headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }.map { Array($0) }
+            plaintext = headerBytes.withUnsafeBytes { keys.open(packetNumber: pn, header: $0, payload: payload) }
         }
         guard let plaintext else { return nil }
         if Int64(pn) > largestPN[d][space] { largestPN[d][space] = Int64(pn) }
@@ -306,7 +320,7 @@ public final class QUICConnection {
     }
 
     private func payloadDecrypted(
-        _ payload: [UInt8], header: QUICPacketHeader, size: Int, direction: Direction, time: CaptureTime,
+        _ p: UnsafeRawBufferPointer, header: QUICPacketHeader, size: Int, direction: Direction, time: CaptureTime,
         table: QUICConnectionTable
     ) {
         let d = direction.rawValue
@@ -314,16 +328,23 @@ public final class QUICConnection {
         if header.type == .initial, direction == .clientToServer { confirmed = true }
         if header.type == .zeroRTT || header.type == .oneRTT { decrypted = true }
         // Per request stream in this packet: new bytes, retransmitted frames' whole sizes.
+        // The frames are read once into buffers kept by the connection: no array is made per packet.
+        // (Moved out, not copied: a second reference would make the first append copy the buffer.)
         var weights: [(id: UInt64, new: Int, resent: Int)] = []
+        var events: [(QUICFrame, Range<Int>)] = []
+        swap(&weights, &weightBuffer)
+        swap(&events, &frameBuffer)
+        weights.removeAll(keepingCapacity: true)
+        events.removeAll(keepingCapacity: true)
+        defer {
+            swap(&weights, &weightBuffer)
+            swap(&events, &frameBuffer)
+        }
         var uniBytes = 0
         var requestBytes = 0
         var resentBytes = 0
-        var events: [(QUICFrame, Range<Int>)] = []
-        let parsed = payload.withUnsafeBytes { p in
-            QUICFrame.forEach(p) { frame, range in events.append((frame, range)) }
-        }
-        if !parsed { malformedPackets += 1 }
-        payload.withUnsafeBytes { p in
+        if !QUICFrame.forEach(p, { frame, range in events.append((frame, range)) }) { malformedPackets += 1 }
+        do {
             for (frame, range) in events {
                 switch frame {
                 case .crypto(let offset, let data):
@@ -366,20 +387,20 @@ public final class QUICConnection {
         let totalWeight = weights.reduce(0) { $0 + $1.new }
         if let consumer, !weights.isEmpty {
             let pool = max(0, size - requestBytes - uniBytes - resentBytes)
-            var shares = weights.map { totalWeight > 0 ? pool * $0.new / totalWeight : 0 }
-            let given = shares.reduce(0, +)
-            if let largest = weights.indices.max(by: { weights[$0].new < weights[$1].new }) {
-                shares[largest] += pool - given
-            }
-            for (i, w) in weights.enumerated() where shares[i] + w.resent > 0 {
-                consumer.addOverhead(stream: w.id, direction: direction, bytes: shares[i] + w.resent)
-                stats[d].streamOverheadBytes += shares[i] + w.resent
+            var given = 0
+            for w in weights { given += totalWeight > 0 ? pool * w.new / totalWeight : 0 }
+            let largest = weights.indices.max { weights[$0].new < weights[$1].new } ?? 0
+            for (i, w) in weights.enumerated() {
+                let share = (totalWeight > 0 ? pool * w.new / totalWeight : 0) + (i == largest ? pool - given : 0)
+                guard share + w.resent > 0 else { continue }
+                consumer.addOverhead(stream: w.id, direction: direction, bytes: share + w.resent)
+                stats[d].streamOverheadBytes += share + w.resent
             }
         } else {
             stats[d].connectionBytes += max(0, size - uniBytes - requestBytes)
         }
         guard let consumer else { return }
-        payload.withUnsafeBytes { p in
+        do {
             for (frame, _) in events {
                 switch frame {
                 case .stream(let id, let offset, let data, let fin):

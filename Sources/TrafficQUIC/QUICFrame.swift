@@ -4,7 +4,6 @@ enum QUICFrame {
     case crypto(offset: UInt64, data: Range<Int>)
     case stream(id: UInt64, offset: UInt64, data: Range<Int>, fin: Bool)
     case resetStream(id: UInt64, finalSize: UInt64)
-    case stopSending(id: UInt64)
     case newConnectionID(cid: Range<Int>)
     case connectionClose
     /// Every other frame: its bytes are transport overhead.
@@ -38,8 +37,8 @@ enum QUICFrame {
                 guard let id = r.varint(), r.varint() != nil, let size = r.varint() else { return false }
                 frame = .resetStream(id: id, finalSize: size)
             case 0x05:
-                guard let id = r.varint(), r.varint() != nil else { return false }
-                frame = .stopSending(id: id)
+                guard r.varint() != nil, r.varint() != nil else { return false }  // STOP_SENDING
+                frame = .other
             case 0x06:
                 guard let offset = r.varint(), let length = r.length() else { return false }
                 frame = .crypto(offset: offset, data: r.position..<(r.position + length))

@@ -193,10 +193,10 @@ public struct QUICPacketKeys: Sendable {
         let length = Int(first & 0x03) + 1
         var headerBytes = Array(UnsafeRawBufferPointer(rebasing: bytes[header.start..<(header.pnOffset + length)]))
         headerBytes[0] = first
-        let maskBytes = [mask.1, mask.2, mask.3, mask.4]
+        let maskBytes = (mask.1, mask.2, mask.3, mask.4)
         var truncated: UInt64 = 0
         for i in 0..<length {
-            let b = headerBytes[header.pnOffset - header.start + i] ^ maskBytes[i]
+            let b = headerBytes[header.pnOffset - header.start + i] ^ withUnsafeBytes(of: maskBytes) { $0[i] }
             headerBytes[header.pnOffset - header.start + i] = b
             truncated = truncated << 8 | UInt64(b)
         }

@@ -85,7 +85,13 @@ import Testing
             #expect(HTTP2ReportTests.text(d["quic_packets"]) == row["quic_packets"], "\(label) quic_packets")
             #expect(c["sni"] as? String == row["sni"], "\(label) sni")
             #expect(c["version"] as? String == row["quic_version"], "\(label) version")
-            if Self.keyed.contains(file) { #expect(c["decryption"] as? String == "decrypted", "\(label) decryption") }
+            if Self.keyed.contains(file) {
+                #expect(c["decryption"] as? String == "decrypted", "\(label) decryption")
+                // Every UDP payload byte is stream payload, QUIC overhead carried for a stream, or the connection's.
+                let parts = ["request_stream_bytes", "unidirectional_stream_bytes", "quic_overhead_bytes", "quic_connection_bytes"]
+                let sum = parts.reduce(0) { $0 + (d[$1] as? Int ?? -1_000_000) }
+                #expect(String(sum) == row["udp_payload_bytes"], "\(label) parts of the UDP payload")
+            }
         }
     }
 

@@ -337,8 +337,11 @@ public final class QUICConnection {
         weights.removeAll(keepingCapacity: true)
         events.removeAll(keepingCapacity: true)
         defer {
-            swap(&weights, &weightBuffer)
-            swap(&events, &frameBuffer)
+            // Without a key log only a few Initials are opened: their buffers are not kept for the connection's life.
+            if keyLog != nil {
+                swap(&weights, &weightBuffer)
+                swap(&events, &frameBuffer)
+            }
         }
         var uniBytes = 0
         var requestBytes = 0

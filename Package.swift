@@ -108,12 +108,15 @@ let package = Package(
             dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficTLS", "TrafficQUIC", "TrafficConcurrency"]),
         // Baselines, budgets and regression checks for CI (`traffic baseline|check|diff`).
         .target(
+            name: "TrafficMerge",
+            dependencies: ["TrafficAggregation", "TrafficCapture", "TrafficOutput"]),
+        .target(
             name: "TrafficCheck",
-            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", .product(name: "Yams", package: "Yams")]),
+            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficMerge", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "traffic",
             dependencies: [
-                "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck", "TrafficQUIC",
+                "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck", "TrafficQUIC", "TrafficMerge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -174,7 +177,7 @@ let package = Package(
             dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficSessions", "TrafficTestSupport"]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficMerge"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -269,4 +269,41 @@ public struct GroupTotals: Sendable, Equatable {
 public struct ReportGroup: Sendable {
     public var keys: [String]
     public var totals: GroupTotals
+
+    public init(keys: [String], totals: GroupTotals) {
+        self.keys = keys
+        self.totals = totals
+    }
+}
+
+extension GroupTotals {
+    /// The names of `store(into:)`'s sums, in order: JSON reports carry each group's sums in this layout
+    /// (`merge_state`) and the layout once (`merge_layout`), so that `traffic merge` refuses reports whose
+    /// layout differs (written by another version) instead of adding unlike numbers.
+    public static let sumNames: [String] = {
+        let side = [
+            "transfer_bytes", "line_bytes", "header_bytes", "cookie_bytes", "body_bytes", "encoded_body_bytes",
+            "decoded_body_bytes", "decode_unknown", "compressed_body_bytes", "uncompressed_body_bytes",
+            "tunnel_bytes", "handshake_bytes", "teardown_bytes", "packet_overhead_bytes", "retransmitted_bytes",
+            "tls_overhead_bytes", "tls_handshake_bytes", "h2_control_bytes", "header_decoded_sum",
+            "header_decoded_records", "quic_overhead_bytes", "h3_control_bytes", "quic_connection_bytes",
+        ]
+        precondition(side.count == SpooledGroup.sideFieldCount, "a side sum without a name")
+        return ["requests", "responses", "incomplete_messages"] + side.map { "request_" + $0 } + side.map { "response_" + $0 }
+    }()
+
+    /// Every sum, in `sumNames`' order.
+    public var sums: [Int] {
+        [Int](unsafeUninitializedCapacity: SpooledGroup.sumCount) { buffer, count in
+            store(into: buffer.baseAddress!)
+            count = SpooledGroup.sumCount
+        }
+    }
+
+    /// Totals from `sums` (in `sumNames`' order) and the wait histogram; nil when the count is wrong.
+    public init?(sums: [Int], waits: SizeHistogram) {
+        guard sums.count == SpooledGroup.sumCount else { return nil }
+        self = sums.withUnsafeBufferPointer { GroupTotals(sums: $0.baseAddress!) }
+        self.waits = waits
+    }
 }

@@ -303,6 +303,7 @@ package final class ReportBuilder {
             messages: kept, normalizedGroupCount: groups.normalizedCount, anomalies: anomalies, warnings: warnings)
         timeline?.finish()
         report.timeline = timeline
+        report.settings = options.settings
         timeline = nil
         return report
     }

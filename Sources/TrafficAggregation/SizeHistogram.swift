@@ -88,7 +88,7 @@ public struct SizeHistogram: Sendable, Equatable {
     }
 
     /// The entries as (bucket, count) pairs.
-    package var pairs: [(bucket: Int, count: Int)] {
+    public var pairs: [(bucket: Int, count: Int)] {
         entries.map { (Int($0 >> Self.countBits), Int($0 & Self.countMask)) }
     }
 
@@ -105,5 +105,17 @@ public struct SizeHistogram: Sendable, Equatable {
         guard max >= 0 else { return nil }
         self.entries = entries
         self.max = max
+    }
+
+    /// Rebuilds a histogram from `pairs` (the form JSON reports carry); nil when a bucket repeats, is out of
+    /// range or out of order, or a count is not positive.
+    public init?(pairs: [(bucket: Int, count: Int)], max: Int) {
+        var entries: [UInt64] = []
+        entries.reserveCapacity(pairs.count)
+        for (bucket, count) in pairs {
+            guard bucket >= 0, bucket < 1 << 15, count > 0, UInt64(count) <= Self.countMask else { return nil }
+            entries.append(UInt64(bucket) << Self.countBits | UInt64(count))
+        }
+        self.init(entries: entries, max: max)
     }
 }

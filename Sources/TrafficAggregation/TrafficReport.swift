@@ -16,4 +16,22 @@ public struct TrafficReport: Sendable {
     public var warnings: [AnalysisWarning]
     /// When the bytes crossed; nil unless `ReportOptions.collectTimeline` (the HTML report).
     public var timeline: ReportTimeline? = nil
+    /// The grouping and counting settings, for `traffic merge` (nil for reports made by hand).
+    public var settings: ReportSettings? = nil
+
+    package init(
+        captures: [CaptureSummary], groupBy: [GroupField], groups: ReportGroups, totals: GroupTotals,
+        summary: ReportSummary, messages: MessageList?, normalizedGroupCount: Int?, anomalies: [String: Int],
+        warnings: [AnalysisWarning]
+    ) {
+        self.captures = captures
+        self.groupBy = groupBy
+        self.groups = groups
+        self.totals = totals
+        self.summary = summary
+        self.messages = messages
+        self.normalizedGroupCount = normalizedGroupCount
+        self.anomalies = anomalies
+        self.warnings = warnings
+    }
 }

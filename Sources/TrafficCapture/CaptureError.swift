@@ -21,5 +21,9 @@ public struct CaptureDamage: Equatable, Sendable, CustomStringConvertible {
     /// Byte offset in the (decompressed) capture file where reading stopped.
     public var offset: Int64
     public var reason: String
+    public init(offset: Int64, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
     public var description: String { "capture damaged at byte offset \(offset): \(reason); packets before it were analysed" }
 }

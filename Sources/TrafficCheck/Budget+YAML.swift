@@ -1,3 +1,4 @@
+import TrafficMerge
 import Yams
 
 extension Budget {

@@ -15,6 +15,12 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
     case groupingMismatch(left: String, leftGroupBy: [GroupField], right: String, rightGroupBy: [GroupField])
     /// The groups of a large report could not be read back from their temporary file (an I/O error).
     case temporaryFile(reason: String)
+    /// JSON reports given in place of captures (`traffic merge` reads them) could not be merged.
+    case reports(String)
+    /// A report grouped or counted differently from what the check or baseline needs.
+    case reportGrouping(path: String, reason: String)
+    /// Captures and JSON reports given together.
+    case mixedInputs
 
     public var description: String {
         switch self {
@@ -30,6 +36,11 @@ public enum CheckInputError: Error, Equatable, CustomStringConvertible {
             func names(_ fields: [GroupField]) -> String { fields.map(\.rawValue).joined(separator: ",") }
             return "\(left) groups by \(names(leftGroupBy)) but \(right) by \(names(rightGroupBy)); they cannot be compared"
         case let .temporaryFile(reason): return "groups: \(reason)"
+        case let .reports(reason): return reason
+        case let .reportGrouping(path, reason):
+            return "\(path): grouped differently from the baseline (\(reason)); analyze the captures with the baseline's "
+                + "grouping (baselines normalize paths unless recorded with --no-normalize-paths)"
+        case .mixedInputs: return "give either captures or JSON reports of `traffic analyze`, not both"
         }
     }
 }

@@ -1,3 +1,5 @@
+import TrafficMerge
+
 /// `traffic diff`: the comparison of `check` between any two runs, with no verdict.
 public enum SnapshotDiff {
     /// Compares `left` (the "baseline" side) with `right`. Each is a capture or a JSON report or

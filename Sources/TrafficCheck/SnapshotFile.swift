@@ -1,3 +1,4 @@
+import TrafficMerge
 import TrafficAggregation
 import Foundation
 import TrafficAnalysis

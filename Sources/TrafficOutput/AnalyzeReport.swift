@@ -189,6 +189,14 @@ public struct AnalyzeReport {
             } else {
                 w.field("damage", raw: "null")
             }
+            // Additions for `traffic merge` (issue 27): what the summary and the table read from captures.
+            w.field("non_tcp_frame_bytes", capture.nonTCPFrameBytes)
+            w.field("undecoded_frame_bytes", capture.undecodedFrameBytes)
+            w.field("quic_datagrams", capture.quicDatagrams)
+            w.field("quic_frame_bytes", capture.quicFrameBytes)
+            w.beginObject("encapsulated_packets")
+            for (name, count) in capture.encapsulatedPackets.sorted(by: { $0.key < $1.key }) { w.field(name, count) }
+            w.endObject()
             w.endObject()
         }
         w.endArray()
@@ -250,6 +258,7 @@ public struct AnalyzeReport {
         w.field("quic_connections", s.quicConnections)
         w.field("quic_decrypted", s.quicDecrypted)
         w.field("http3_streams", s.http3Streams)
+        w.field("other_protocol_packets", s.otherProtocolPackets)
         w.endObject()
         w.beginArray("groups")
         for group in report.groups {
@@ -264,6 +273,7 @@ public struct AnalyzeReport {
                 }
             }
             for (key, column) in zip(Self.http2Keys, Self.http2Columns) { w.field(key, column.value(group.totals)) }
+            w.field("merge_state", raw: Self.mergeState(group.totals))
             w.endObject()
             w.flush(over: chunkBytes, to: write)
         }
@@ -279,8 +289,45 @@ public struct AnalyzeReport {
             }
             w.endArray()
         }
+        if let settings = report.settings {
+            w.beginObject("grouping")
+            w.field("group_by", settings.groupBy.map(\.columnName))
+            w.field("normalize_paths", settings.normalizePaths)
+            w.field("path_templates", settings.pathTemplates)
+            w.field("host", settings.hostGlob)
+            w.field("path", settings.pathGlob)
+            w.field("filter", settings.filter)
+            w.field("overhead", settings.overhead)
+            w.endObject()
+        }
+        w.field("merge_layout", GroupTotals.sumNames)
         w.endObject()
         w.flush(over: 0, to: write)
         emit("\n", to: write)
+    }
+
+    /// A group's exact state on one line (issue 27): every sum in `merge_layout`'s order and the wait histogram
+    /// (`[bucket, count]` pairs and the largest wait in µs), from which `traffic merge` rebuilds the group, and adds
+    /// groups of other reports to it, exactly as one run over all the captures would have.
+    static func mergeState(_ totals: GroupTotals) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes.appendUTF8("{\"sums\": [")
+        for (i, value) in totals.sums.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.appendDecimal(value)
+        }
+        bytes.appendUTF8("], \"waits\": [")
+        for (i, pair) in totals.waits.pairs.enumerated() {
+            bytes.appendUTF8(i > 0 ? ",[" : "[")
+            bytes.appendDecimal(pair.bucket)
+            bytes.append(UInt8(ascii: ","))
+            bytes.appendDecimal(pair.count)
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.appendUTF8("], \"wait_max_us\": ")
+        bytes.appendDecimal(totals.waits.max)
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -25,6 +25,7 @@ struct BaselineCommand: ParsableCommand {
             Examples:
               traffic baseline session.pcap -o traffic-baseline.json
               traffic baseline --path-template '/orders/{order}/items' run1.pcap run2.pcap -o traffic-baseline.json
+              traffic baseline week.json -o traffic-baseline.json   (a report of traffic analyze or merge)
             """)
 
     @OptionGroup var input: InputOptions
@@ -39,7 +40,13 @@ struct BaselineCommand: ParsableCommand {
     func run() throws {
         let baseline: Baseline
         do {
-            baseline = try Baseline.record(captures: input.captures, settings: grouping.settings(filter: input.filter, keyLogs: input.keyLogs))
+            var settings = grouping.settings(filter: input.filter, keyLogs: input.keyLogs)
+            // JSON reports (merged ones too) in place of captures: without grouping options the baseline takes the
+            // reports' grouping, which they record.
+            if !grouping.isGiven, input.filter == nil, let merged = try GroupingSettings.mergedReports(input.captures) {
+                settings = GroupingSettings(report: merged.settings)
+            }
+            baseline = try Baseline.record(captures: input.captures, settings: settings)
         } catch {
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)

@@ -60,7 +60,7 @@ struct Traffic: ParsableCommand {
               tcpdump -w - -i any port 80 | traffic connections -
             """,
         version: TrafficVersion.current,
-        subcommands: [Analyze.self, Connections.self, BaselineCommand.self, CheckCommand.self, DiffCommand.self])
+        subcommands: [Analyze.self, Connections.self, BaselineCommand.self, CheckCommand.self, DiffCommand.self, MergeCommand.self])
 }
 
 extension Traffic {

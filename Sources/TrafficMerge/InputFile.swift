@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Reads small input files (baselines, budgets, reports) whole, with the system's reason on failure.
-enum InputFile {
+package enum InputFile {
     /// The file's bytes, or the `strerror` text of why they cannot be read.
-    static func read(_ path: String) -> Result<[UInt8], ReadFailure> {
+    package static func read(_ path: String) -> Result<[UInt8], ReadFailure> {
         guard let file = fopen(path, "rb") else { return .failure(ReadFailure(reason: String(cString: strerror(errno)))) }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -23,12 +23,12 @@ enum InputFile {
     }
 
     /// The `strerror` text of a failed read.
-    struct ReadFailure: Error {
-        var reason: String
+    package struct ReadFailure: Error {
+        package var reason: String
     }
 
     /// True when the first non-blank byte is `{`: a JSON report or baseline rather than a capture.
-    static func looksLikeJSON(_ path: String) -> Bool {
+    package static func looksLikeJSON(_ path: String) -> Bool {
         guard path != "-", let file = fopen(path, "rb") else { return false }
         defer { fclose(file) }
         var byte: Int32 = fgetc(file)

@@ -47,13 +47,28 @@ package final class ReportBuilder {
 
     /// Whether records need the exchange joiner: a response's method or a request's status is shown.
     package var needsJoinedExchanges: Bool {
-        options.keepMessages || options.groupBy.contains(.method) || options.groupBy.contains(.status)
+        options.keepMessages || options.recordStream != nil || options.groupBy.contains(.method)
+            || options.groupBy.contains(.status)
+    }
+
+    /// Where this builder's records are streamed (`ReportOptions.recordStream`, or a shard's numbering stage set
+    /// by the analysis), in batches of `streamBatch` (`flushStreamedRecords` hands over the rest).
+    package var recordStream: (any RecordStream)?
+    private var streamed: [(capture: Int, record: MessageRecord)] = []
+    private static let streamBatch = 256
+
+    /// Hands the records still held for the stream over.
+    package func flushStreamedRecords() {
+        guard !streamed.isEmpty, let recordStream else { return }
+        recordStream.write(streamed)
+        streamed.removeAll(keepingCapacity: true)
     }
 
     package init(options: ReportOptions, capturePaths: [String]) {
         self.options = options
         self.capturePaths = capturePaths
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
+        recordStream = options.recordStream
         probe = options.groupBy.map { _ in "" }
         spillAt = max(1, options.groupsInMemory)
         messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
@@ -108,13 +123,17 @@ package final class ReportBuilder {
         if record.decodedBodyBytes == nil, !record.flags.contains(.midMessageStart) { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
+        if recordStream != nil {
+            streamed.append((capture, record))
+            if streamed.count >= Self.streamBatch { flushStreamedRecords() }
+        }
         timeline?.add(record, capture: capture)
         return slot
     }
 
     /// Whether a record must be final when it is added (records are listed): otherwise its connection
     /// overhead can follow with `addOverhead`.
-    package var keepsRecords: Bool { options.keepMessages }
+    package var keepsRecords: Bool { options.keepMessages || options.recordStream != nil }
 
     /// Overhead of a request or response counted with `addPinned`, which returned `pin`; the pin is released.
     package func addOverhead(_ overhead: RecordOverhead, pin: Int, kind: MessageRecord.Kind) {
@@ -290,6 +309,7 @@ package final class ReportBuilder {
     }
 
     package func build(captures: [CaptureSummary], anomalies: [String: Int], warnings: [AnalysisWarning]) -> TrafficReport {
+        flushStreamedRecords()
         var warnings = warnings
         let groups = hasGroupRuns ? buildGroupsFromRuns() : buildGroupsInMemory()
         if let groupWarning { warnings.append(AnalysisWarning(capture: "groups", message: groupWarning)) }

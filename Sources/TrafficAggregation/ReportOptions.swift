@@ -41,6 +41,9 @@ public struct ReportOptions: Sendable {
     /// Collect `TrafficReport.timeline` (the HTML report's waterfall and bytes over time); off by default, as
     /// it costs a dictionary update per record.
     public var collectTimeline = false
+    /// Where records go as they become final (`--format ndjson`): nothing is kept or sorted for them, so memory
+    /// stays flat. Records streamed are made as for `keepMessages` (exchanges joined, overhead final).
+    public var recordStream: (any RecordStream)?
     /// Messages the timeline keeps one by one (the earliest); beyond them only bytes per host and time.
     public var timelineEventLimit = 3000
 

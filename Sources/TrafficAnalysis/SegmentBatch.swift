@@ -26,6 +26,9 @@ final class SegmentBatch: @unchecked Sendable {
     var entries: [Entry] = []
     var bytes: [UInt8] = []
     var latest = CaptureTime.zero
+    /// The reading thread's position when it handed the batch over: every packet of this shard below it is in
+    /// this batch or an earlier one (`ShardRecordNumbering`).
+    var position = 0
 
     init() {
         entries.reserveCapacity(Self.maxEntries)

@@ -11,8 +11,12 @@ final class ShardWorker: @unchecked Sendable {
     private var thread: WorkerThread?
 
     /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~0.5 MiB each).
-    init(reassembler: TCPReassembler) {
+    /// Called on the worker's thread after each batch with the batch's `position` (record streams only).
+    private let batchDone: ((Int) -> Void)?
+
+    init(reassembler: TCPReassembler, batchDone: ((Int) -> Void)? = nil) {
         self.reassembler = reassembler
+        self.batchDone = batchDone
         for _ in 0..<4 { freeBatches.push(SegmentBatch()) }
     }
 
@@ -37,6 +41,7 @@ final class ShardWorker: @unchecked Sendable {
                 }
             }
             if batch.latest > .zero { reassembler.advance(to: batch.latest) }
+            batchDone?(batch.position)
             batch.reset()
             freeBatches.push(batch)
         }

@@ -26,10 +26,22 @@ final class ShardedSegmentSink: SegmentSink {
 
     /// `makeReassembler(shard)` builds a shard's reassembler, called for shards 0, 1, … in order; shard 0's
     /// is used on the calling thread, every other one only on its worker's thread.
-    init(shards: Int, makeReassembler: (Int) -> TCPReassembler) {
+    /// With a record stream: where each shard's progress goes (`ShardRecordNumbering.advance`), and how many
+    /// segments until every worker is handed its batch, full or not, so that no shard's progress lags far.
+    private let progress: ((_ shard: Int, _ position: Int) -> Void)?
+    private static let progressInterval = 4096
+    private var untilProgress = ShardedSegmentSink.progressInterval
+
+    init(
+        shards: Int, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
+        makeReassembler: (Int) -> TCPReassembler
+    ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")
+        self.progress = progress
         local = makeReassembler(0)
-        workers = (1..<shards).map { ShardWorker(reassembler: makeReassembler($0)) }
+        workers = (1..<shards).map { shard in
+            ShardWorker(reassembler: makeReassembler(shard), batchDone: progress.map { report in { report(shard, $0) } })
+        }
         localBuckets = Self.buckets / UInt64(2 * shards - 1)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
@@ -39,19 +51,30 @@ final class ShardedSegmentSink: SegmentSink {
         let hash = Self.hash(segment.source, segment.destination)
         if hash % Self.buckets < localBuckets {
             local.process(segment, time: time, packetIndex: packetIndex)
-            return
+        } else {
+            let shard = Int((hash / Self.buckets) % UInt64(workers.count))
+            let full = filling[shard]._withUnsafeGuaranteedRef { batch in
+                batch.append(segment, time: time, packetIndex: packetIndex)
+                return batch.isFull
+            }
+            if full { hand(shard, time: time, position: packetIndex + 1) }
         }
-        let shard = Int((hash / Self.buckets) % UInt64(workers.count))
-        let full = filling[shard]._withUnsafeGuaranteedRef { batch in
-            batch.append(segment, time: time, packetIndex: packetIndex)
-            return batch.isFull
+        if let progress {
+            untilProgress -= 1
+            if untilProgress == 0 {
+                untilProgress = Self.progressInterval
+                // Batches handed early carry no clock (`latest` zero): a worker's idle expiry stays as without a
+                // stream, driven by its own packets and full batches.
+                for shard in workers.indices { hand(shard, time: .zero, position: packetIndex + 1) }
+                progress(0, packetIndex + 1)
+            }
         }
-        if full { hand(shard, time: time) }
     }
 
-    private func hand(_ shard: Int, time: CaptureTime) {
+    private func hand(_ shard: Int, time: CaptureTime, position: Int) {
         let batch = filling[shard].takeRetainedValue()
         batch.latest = time
+        batch.position = position
         workers[shard].inbox.push(batch)
         filling[shard] = Unmanaged.passRetained(workers[shard].freeBatches.pop()!)
     }

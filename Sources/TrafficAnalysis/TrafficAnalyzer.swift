@@ -189,21 +189,36 @@ public enum TrafficAnalyzer {
         var limits = analysisOptions.reassemblyLimits
         limits.maxConnections = max(1, limits.maxConnections / jobs)
         limits.maxBufferedBytesTotal = max(1, limits.maxBufferedBytesTotal / jobs)
-        let sink = ShardedSegmentSink(shards: jobs) { shard in
+        // A record stream gets records as they are made, numbered across the shards while the capture is read.
+        let numbering = options.recordStream.map { ShardRecordNumbering(shards: jobs, stream: $0) }
+        let sink = ShardedSegmentSink(shards: jobs, progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }) { shard in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
             shards.append(shardBuilder)
             let table = firstPackets[shard]
+            var makeHandler = handlerFactory(
+                capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options,
+                decryption: decryption)
+            if let numbering {
+                shardBuilder.recordStream = ShardRecordStream(numbering: numbering, shard: shard)
+                let make = makeHandler
+                makeHandler = { info in
+                    numbering.connectionStarted(shard: shard, local: info.id, firstPacket: info.firstPacket)
+                    return make(info)
+                }
+            }
             return TCPReassembler(
                 limits: limits,
-                makeHandler: handlerFactory(
-                    capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options,
-                    decryption: decryption),
+                makeHandler: makeHandler,
                 connectionEnded: { ended in
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })
         }
         let analysis = try CaptureAnalysis.read(
             path: path, options: analysisOptions, into: sink, progress: progress, datagrams: datagrams)
+        if let numbering {
+            for shardBuilder in shards { shardBuilder.flushStreamedRecords() }
+            numbering.finish()
+        }
         var order: [(first: Int, shard: Int, local: Int)] = []
         if keepNumbers {
             for (shard, table) in firstPackets.enumerated() {

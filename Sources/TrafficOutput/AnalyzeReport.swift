@@ -111,6 +111,15 @@ public struct AnalyzeReport {
         switch format {
         case .json: json(chunkBytes: chunkBytes, to: write)
         case .html: HTMLReport(report: report, top: top).write(chunkBytes: chunkBytes, to: write)
+        case .ndjson:
+            // Records were streamed while the captures were read (`NDJSONRecordWriter`); a report left to render
+            // in this format lists them again, as NDJSON would have.
+            var w = JSONWriter(pretty: false)
+            for (capture, record) in report.messages ?? [] {
+                NDJSONRecordWriter.write(record, capture: report.captures[capture].path, to: &w)
+                w.flush(over: chunkBytes, to: write)
+            }
+            w.flush(over: 0, to: write)
         case .har:
             var document = HARDocument(report: report, creatorVersion: TrafficVersion.current)
             document.overhead = harOverhead

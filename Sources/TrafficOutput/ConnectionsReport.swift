@@ -47,8 +47,8 @@ public struct ConnectionsReport {
         case .json: return json()
         case .csv: return csv()
         case .table: return table(width: width, exactBytes: exactBytes)
-        // `traffic connections` refuses html and har before it runs; a caller that asks anyway gets the table.
-        case .html, .har: return table(width: width, exactBytes: exactBytes)
+        // `traffic connections` refuses html, har and ndjson before it runs; a caller that asks anyway gets the table.
+        case .html, .har, .ndjson: return table(width: width, exactBytes: exactBytes)
         }
     }
 

@@ -74,6 +74,13 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Ends a top-level value with a line feed, so that the next one starts a new line (NDJSON), not an array.
+    public mutating func endLine() {
+        precondition(depth == 0, "a line ends between top-level values")
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma[0] = false
+    }
+
     /// Hands what was written so far to `write` once it reaches `count` bytes, keeping the buffer for the rest.
     public mutating func flush(over count: Int, to write: (String) -> Void) {
         bytes.flush(over: count) { write(String(decoding: $0, as: UTF8.self)) }

@@ -5,6 +5,8 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case html
     /// One HAR 1.2 document, an entry per exchange (`HARDocument`); `analyze` only.
     case har
+    /// One JSON record per line, written as records complete (`NDJSONRecordWriter`); `analyze` only.
+    case ndjson
 }
 
 /// The version `traffic --version` prints and HAR's `creator` names.

@@ -32,6 +32,7 @@ struct Analyze: ParsableCommand {
               traffic analyze --overhead all --bytes capture.pcap
               traffic analyze --format html -o report.html capture.pcap
               traffic analyze --format har -o capture.har capture.pcap
+              traffic analyze --format ndjson -o records.ndjson captures/*.pcap
             """)
 
     @OptionGroup var input: InputOptions
@@ -61,7 +62,7 @@ struct Analyze: ParsableCommand {
     @Flag(help: "Inflate every gzip body instead of reading its size from the gzip trailer (slower; same numbers).")
     var verifyDecoding = false
 
-    @Flag(help: "List every request and response record instead of groups.")
+    @Flag(help: "List every request and response record instead of groups (--format ndjson always lists them).")
     var messages = false
 
     @Option(help: "Only records whose host matches this glob, e.g. 'api.*'.")
@@ -120,6 +121,14 @@ struct Analyze: ParsableCommand {
         // The page is built from the groups; keeping every record for it would only cost memory and a spool.
         options.keepMessages = messages && output.format != .html
         if messages && output.format == .html { printError("note: --messages is not listed in --format html; the page shows the groups and a timeline") }
+        // NDJSON: records go out as they complete, through the stream; nothing is kept for a final rendering.
+        var streamFile: UnsafeMutablePointer<FILE>?
+        if output.format == .ndjson {
+            let file = try output.open()
+            streamFile = file
+            options.keepMessages = false
+            options.recordStream = NDJSONRecordWriter(capturePaths: input.captures) { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+        }
         if output.format == .har {
             // HAR's entries are the records with their heads as sent, read back in order from sorted runs.
             options.keepMessages = true
@@ -144,12 +153,18 @@ struct Analyze: ParsableCommand {
             report = try TrafficAnalyzer.analyze(paths: input.captures, options: options, progress: progress.update)
         } catch {
             progress.clear()
+            if let streamFile { fclose(streamFile) }
             printError("traffic: \(error)")
             throw ExitCode(inputErrorCode)
         }
         progress.clear()
         for warning in report.warnings { printError(warning.description) }
         for note in report.summary.scopeNotes { printError("note: \(note.message)") }
+        if let streamFile {
+            try output.closeStream(streamFile)
+            keepUntilExit(report)
+            return
+        }
         var rendered = AnalyzeReport(report: report, listMessages: options.keepMessages)
         rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs

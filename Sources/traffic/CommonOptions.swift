@@ -72,7 +72,7 @@ struct ChecksumOptions: ParsableArguments {
 }
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "Output format: table, csv, json, html (analyze only: one self-contained page) or har (analyze only: HAR 1.2).")
+    @Option(name: .shortAndLong, help: "Output format: table, csv, json, html (analyze only: one self-contained page), har (analyze only: HAR 1.2) or ndjson (analyze only: a record per line, streamed).")
     var format: OutputFormat = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
@@ -89,6 +89,13 @@ struct OutputOptions: ParsableArguments {
 
     /// Writes the pieces `render` hands over as they come, so that a large report is never one string.
     func write(_ render: (ByteSink) -> Void) throws {
+        let file = try open()
+        render { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+        try closeOutput(file, output ?? "stdout")
+    }
+
+    /// The output file (or a stream of our own on stdout), for output written while the captures are read.
+    func open() throws -> UnsafeMutablePointer<FILE> {
         let file: UnsafeMutablePointer<FILE>
         if let path = output {
             file = try openForWriting(path)
@@ -104,9 +111,11 @@ struct OutputOptions: ParsableArguments {
             }
             file = stream
         }
-        render { _ = fwrite($0.baseAddress, 1, $0.count, file) }
-        try close(file, output ?? "stdout")
+        return file
     }
+
+    /// Closes what `open` gave; exits 3 when what was written did not all reach the file.
+    func closeStream(_ stream: UnsafeMutablePointer<FILE>) throws { try closeOutput(stream, output ?? "stdout") }
 }
 
 /// `--width`, for every command that prints a table.
@@ -139,11 +148,11 @@ func writeText(_ text: String, to path: String?) throws {
     }
     let file = try openForWriting(path)
     fputs(text, file)
-    try close(file, path)
+    try closeOutput(file, path)
 }
 
 /// A full disk or a failing device shows up as a stream error or at close: exit 3 rather than leave a cut file.
-private func close(_ file: UnsafeMutablePointer<FILE>, _ path: String) throws {
+func closeOutput(_ file: UnsafeMutablePointer<FILE>, _ path: String) throws {
     let failed = ferror(file) != 0
     if fclose(file) != 0 || failed {
         printError("traffic: \(path): cannot write: \(String(cString: strerror(errno)))")

@@ -22,6 +22,7 @@ struct Connections: ParsableCommand {
     func validate() throws {
         if output.format == .html { throw ValidationError("--format html is for analyze, diff and check; use table, csv or json") }
         if output.format == .har { throw ValidationError("--format har is for analyze; use table, csv or json") }
+        if output.format == .ndjson { throw ValidationError("--format ndjson is for analyze; use table, csv or json") }
     }
 
     func run() throws {

@@ -46,7 +46,9 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         if reports.isEmpty { throw ValidationError("give at least one JSON report") }
-        if output.format == .har { throw ValidationError("--format har lists records, which reports do not carry; use table, csv, json or html") }
+        if output.format == .har || output.format == .ndjson {
+            throw ValidationError("--format \(output.format.rawValue) lists records, which reports do not carry; use table, csv, json or html")
+        }
         if let top, top < 1 { throw ValidationError("--top must be at least 1") }
     }
 

@@ -1,0 +1,123 @@
+import Synchronization
+import TrafficAggregation
+import TrafficSessions
+
+/// Gives the records of a sharded capture (`--jobs` ≥ 2) their capture-wide connection numbers while the capture
+/// is still being read, for a record stream (`--format ndjson`).
+///
+/// A connection's number is its rank by first packet over all shards (tshark's `tcp.stream`), which
+/// `TrafficAnalyzer` otherwise computes once every shard is done. A record whose connection began at packet P can
+/// be numbered as soon as every shard has processed every packet before P: then every connection that began
+/// earlier exists, and the number is how many did, summed over the shards. Each shard reports how far it is
+/// (`advance`); records wait here until then, so memory holds the records of the few batches in flight, not the
+/// capture's.
+final class ShardRecordNumbering: Sendable {
+    private struct Pending {
+        var firstPacket: Int
+        var shard: Int
+        var capture: Int
+        var record: MessageRecord
+    }
+
+    private struct State {
+        /// Per shard, the first packet of each connection by the shard's own number (ascending: a shard reads its
+        /// packets in order).
+        var firstPackets: [[Int]]
+        /// Per shard: every packet below this index that belongs to the shard has been processed.
+        var progress: [Int]
+        var pending: [Pending] = []
+        var released = 0
+    }
+
+    private let state: Mutex<State>
+    private let stream: any RecordStream
+
+    init(shards: Int, stream: any RecordStream) {
+        self.stream = stream
+        state = Mutex(State(firstPackets: Array(repeating: [], count: shards), progress: Array(repeating: 0, count: shards)))
+    }
+
+    /// A shard's connection `local` began at `firstPacket` (called as the shard makes it, numbers in order).
+    func connectionStarted(shard: Int, local: Int, firstPacket: Int) {
+        state.withLock { state in
+            // Numbers come in order from one reassembler; a gap would leave a connection uncounted.
+            precondition(local == state.firstPackets[shard].count, "connections numbered in order")
+            state.firstPackets[shard].append(firstPacket)
+        }
+    }
+
+    /// A shard's records, numbered by the shard.
+    func records(_ records: [(capture: Int, record: MessageRecord)], shard: Int) {
+        let ready = state.withLock { state -> [(capture: Int, record: MessageRecord)] in
+            for (capture, record) in records {
+                let first = state.firstPackets[shard][record.connection]
+                state.pending.append(Pending(firstPacket: first, shard: shard, capture: capture, record: record))
+            }
+            return Self.release(&state, all: false)
+        }
+        if !ready.isEmpty { stream.write(ready) }
+    }
+
+    /// Shard `shard` has processed every one of its packets below `position`.
+    func advance(shard: Int, to position: Int) {
+        let ready = state.withLock { state -> [(capture: Int, record: MessageRecord)] in
+            guard position > state.progress[shard] else { return [] }
+            state.progress[shard] = position
+            return state.pending.isEmpty ? [] : Self.release(&state, all: false)
+        }
+        if !ready.isEmpty { stream.write(ready) }
+    }
+
+    /// Every shard is done: the rest are numbered and written.
+    func finish() {
+        let ready = state.withLock { state in Self.release(&state, all: true) }
+        if !ready.isEmpty { stream.write(ready) }
+    }
+
+    /// Numbers and removes the pending records whose connections' predecessors are all known.
+    private static func release(_ state: inout State, all: Bool) -> [(capture: Int, record: MessageRecord)] {
+        let limit = all ? Int.max : state.progress.min() ?? 0
+        var ready: [(capture: Int, record: MessageRecord)] = []
+        var kept = 0
+        for i in state.pending.indices {
+            let pending = state.pending[i]
+            guard pending.firstPacket <= limit else {
+                state.pending[kept] = pending
+                kept += 1
+                continue
+            }
+            var record = pending.record
+            var number = 0
+            for (shard, firsts) in state.firstPackets.enumerated() {
+                number += shard == pending.shard ? record.connection : Self.count(firsts, below: pending.firstPacket)
+            }
+            record.connection = number
+            ready.append((pending.capture, record))
+        }
+        state.pending.removeLast(state.pending.count - kept)
+        return ready
+    }
+
+    /// How many of `ascending` are below `value`.
+    private static func count(_ ascending: [Int], below value: Int) -> Int {
+        var low = 0, high = ascending.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ascending[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// A shard builder's record stream: its records go through the numbering.
+final class ShardRecordStream: RecordStream {
+    private let numbering: ShardRecordNumbering
+    private let shard: Int
+
+    init(numbering: ShardRecordNumbering, shard: Int) {
+        self.numbering = numbering
+        self.shard = shard
+    }
+
+    func write(_ records: [(capture: Int, record: MessageRecord)]) { numbering.records(records, shard: shard) }
+}

@@ -90,7 +90,7 @@ package final class ReportBuilder {
     /// `add`, for a record whose connection overhead follows (`addOverhead`): returns a pin of its group
     /// (nil when a filter left it out).
     package func addPinned(_ record: MessageRecord, capture: Int) -> Int? {
-        guard let slot = count(record, capture: capture) else { return nil }
+        guard let slot = count(record, capture: capture), slot >= 0 else { return nil }
         let pin: Int
         if let free = freePins.popLast() {
             pin = Int(free)
@@ -106,8 +106,13 @@ package final class ReportBuilder {
     /// Returns the group the record was counted in (nil when a filter left it out).
     private func count(_ record: MessageRecord, capture: Int) -> Int? {
         guard matches(record) else { return nil }
-        let slot = slot(for: record, capture: capture)
-        groups[slot].add(record, sizes: options.collectResponseSizes, waits: options.collectWaits)
+        // A record stream without groups (`--format ndjson`) keeps no group: memory stays flat however many
+        // endpoints the capture has. Its records are held whole (`keepsRecords`), so no pin needs a slot.
+        var slot = -1
+        if options.countGroups {
+            slot = self.slot(for: record, capture: capture)
+            groups[slot].add(record, sizes: options.collectResponseSizes, waits: options.collectWaits)
+        }
         totals.add(record, sizes: options.collectResponseSizes, waits: options.collectWaits)
         switch record.kind {
         case .request:

@@ -44,6 +44,8 @@ public struct ReportOptions: Sendable {
     /// Where records go as they become final (`--format ndjson`): nothing is kept or sorted for them, so memory
     /// stays flat. Records streamed are made as for `keepMessages` (exchanges joined, overhead final).
     public var recordStream: (any RecordStream)?
+    /// Count records into groups (off for a record stream that shows no groups: the summary is still counted).
+    public var countGroups = true
     /// Messages the timeline keeps one by one (the earliest); beyond them only bytes per host and time.
     public var timelineEventLimit = 3000
 

@@ -34,12 +34,12 @@ public final class ConnectionTLSInfo {
     /// `decryption`: the run's secrets, to say per connection whether it decrypts.
     public init(decryption: TLSDecryptionContext? = nil) { self.decryption = decryption }
 
-    /// One per capture, sharing the secrets of the key logs and of the captures' secrets blocks.
+    /// One per capture, with the secrets of the key logs and of that capture's secrets blocks.
     public static func perCapture(
         paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
     ) throws(CaptureError) -> [ConnectionTLSInfo] {
-        let decryption = try TrafficAnalyzer.decryptionContext(paths: paths, keyLogPaths: keyLogPaths, warnings: &warnings)
-        return paths.map { _ in ConnectionTLSInfo(decryption: decryption) }
+        try TrafficAnalyzer.decryptionContexts(paths: paths, keyLogPaths: keyLogPaths, warnings: &warnings)
+            .map { ConnectionTLSInfo(decryption: $0) }
     }
 
     /// A handler factory that sniffs each connection and parses TLS ones.

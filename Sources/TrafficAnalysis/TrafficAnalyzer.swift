@@ -8,6 +8,8 @@ import TrafficReassembly
 import TrafficSessions
 import TrafficTLS
 import TrafficWire
+import TrafficConcurrency
+import Synchronization
 
 /// Runs the whole pipeline over captures: capture → packets → TCP streams → HTTP records → report.
 public enum TrafficAnalyzer {
@@ -24,56 +26,33 @@ public enum TrafficAnalyzer {
         analysisOptions.keepConnections = false
         // Grouping by connection needs the final numbers while grouping: that stays on one thread.
         let jobs = options.groupBy.contains(.connection) ? 1 : max(1, options.jobs)
-        let scratch = DecodingScratch()
-        let decryption = try decryptionContext(paths: paths, keyLogPaths: options.analysis.keyLogPaths, warnings: &warnings)
-        for (index, path) in paths.enumerated() {
-            let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
-            // QUIC runs on the reading thread: a datagram's connection is found by IDs that any path may carry.
-            let quic = quicTable(capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption)
-            // With more than one job QUIC gets a thread of its own (the main builder is touched by no shard while the
-            // capture is read); with one it runs on the reading thread.
-            let worker = jobs > 1 ? QUICWorker(table: quic) : nil
-            let datagrams = { (d: UDPDatagram, time: CaptureTime, packet: Int) in
-                worker?.take(d, time: time, packetIndex: packet) ?? quic.process(d, time: time, packetIndex: packet)
+        let decryption = try decryptionContexts(paths: paths, keyLogPaths: options.analysis.keyLogPaths, warnings: &warnings)
+        // Many captures use every core twice over: captures run side by side, each sharded over the jobs left to it
+        // (as many at a time as there are jobs, one job each, once there are more captures than jobs).
+        let concurrent = min(jobs, paths.count)
+        if concurrent <= 1 {
+            let scratch = DecodingScratch()
+            for (index, path) in paths.enumerated() {
+                let report = progress.map { report in { (read: Int64, total: Int64?) in report(index, read, total) } }
+                let analysis = try analyzeCapture(
+                    path: path, capture: index, jobs: jobs, builder: builder, scratch: scratch, options: options,
+                    analysisOptions: analysisOptions, decryption: decryption[index], progress: report)
+                captures.append(analysis.summary)
+                anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
+                warnings += analysis.warnings
             }
-            var analysis: CaptureAnalysis
-            if jobs == 1 {
-                let reassembler = TCPReassembler(
-                    limits: analysisOptions.reassemblyLimits,
-                    makeHandler: handlerFactory(
-                        capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption),
-                    connectionEnded: { _ in })
-                analysis = try CaptureAnalysis.read(
-                    path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report,
-                    datagrams: datagrams)
-            } else {
-                analysis = try analyzeSharded(
-                    path: path, capture: index, jobs: jobs, builder: builder, options: options, decryption: decryption,
-                    analysisOptions: analysisOptions, progress: report, datagrams: datagrams)
+        } else {
+            let results = try analyzeConcurrently(
+                paths: paths, concurrent: concurrent, jobs: max(1, jobs / concurrent), options: options,
+                analysisOptions: analysisOptions, decryption: decryption, capturePaths: builder.capturePaths,
+                progress: progress)
+            // Merged in capture order: groups, summary and records as a run over the captures one by one.
+            for (index, result) in results.enumerated() {
+                builder.merge(result.builder, capture: index, renumber: [])
+                captures.append(result.analysis.summary)
+                anomalies.merge(result.analysis.anomalies, uniquingKeysWith: +)
+                warnings += result.analysis.warnings
             }
-            worker?.finish()
-            quic.finish()
-            // Datagrams of connections no packet proved QUIC are other UDP after all, and so are those the worker
-            // found not to be QUIC (taken on trust while reading).
-            let notQUIC = quic.unconfirmedDatagrams + (worker?.rejectedDatagrams ?? 0)
-            let notQUICBytes = quic.unconfirmedFrameBytes + (worker?.rejectedFrameBytes ?? 0)
-            analysis.summary.quicDatagrams -= notQUIC
-            analysis.summary.quicFrameBytes -= notQUICBytes
-            analysis.summary.nonTCPPackets += notQUIC
-            analysis.summary.nonTCPFrameBytes += notQUICBytes
-            captures.append(analysis.summary)
-            anomalies.merge(analysis.anomalies, uniquingKeysWith: +)
-            warnings += analysis.warnings
-            let s = analysis.summary
-            builder.summary.captures += 1
-            builder.summary.packets += s.packets
-            builder.summary.bytes += s.frameBytes
-            builder.summary.durationNanoseconds = CaptureTime(nanoseconds: builder.summary.durationNanoseconds).adding(s.duration).nanoseconds
-            builder.summary.connections += analysis.connectionCount
-            builder.summary.nonTCPPackets += s.nonTCPPackets + s.undecodedPackets
-            builder.summary.otherProtocolPackets += s.nonTCPPackets
-            builder.summary.captureFrameBytes += s.frameBytes
-            builder.summary.nonTCPFrameBytes += s.nonTCPFrameBytes + s.undecodedFrameBytes
         }
         if builder.summary.tlsFailedRecords > 0 {
             let n = builder.summary.tlsFailedRecords
@@ -99,12 +78,139 @@ public enum TrafficAnalyzer {
         return builder.build(captures: captures, anomalies: anomalies, warnings: warnings)
     }
 
+    /// One capture into `builder`: read, reassembled (sharded over `jobs`), its QUIC connections, and its totals added
+    /// to the builder's summary.
+    private static func analyzeCapture(
+        path: String, capture index: Int, jobs: Int, builder: ReportBuilder, scratch: DecodingScratch,
+        options: ReportOptions, analysisOptions: AnalysisOptions, decryption: TLSDecryptionContext?,
+        progress report: ((Int64, Int64?) -> Void)?
+    ) throws(CaptureError) -> CaptureAnalysis {
+        // QUIC runs on the reading thread: a datagram's connection is found by IDs that any path may carry.
+        let quic = quicTable(capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption)
+        // With more than one job QUIC gets a thread of its own (the main builder is touched by no shard while the
+        // capture is read); with one it runs on the reading thread.
+        let worker = jobs > 1 ? QUICWorker(table: quic) : nil
+        let datagrams = { (d: UDPDatagram, time: CaptureTime, packet: Int) in
+            worker?.take(d, time: time, packetIndex: packet) ?? quic.process(d, time: time, packetIndex: packet)
+        }
+        var analysis: CaptureAnalysis
+        if jobs == 1 {
+            let reassembler = TCPReassembler(
+                limits: analysisOptions.reassemblyLimits,
+                makeHandler: handlerFactory(
+                    capture: index, builder: builder, scratch: scratch, options: options, decryption: decryption),
+                connectionEnded: { _ in })
+            analysis = try CaptureAnalysis.read(
+                path: path, options: analysisOptions, into: LocalSegmentSink(reassembler), progress: report,
+                datagrams: datagrams)
+        } else {
+            analysis = try analyzeSharded(
+                path: path, capture: index, jobs: jobs, builder: builder, options: options, decryption: decryption,
+                analysisOptions: analysisOptions, progress: report, datagrams: datagrams)
+        }
+        worker?.finish()
+        quic.finish()
+        // Datagrams of connections no packet proved QUIC are other UDP after all, and so are those the worker
+        // found not to be QUIC (taken on trust while reading).
+        let notQUIC = quic.unconfirmedDatagrams + (worker?.rejectedDatagrams ?? 0)
+        let notQUICBytes = quic.unconfirmedFrameBytes + (worker?.rejectedFrameBytes ?? 0)
+        analysis.summary.quicDatagrams -= notQUIC
+        analysis.summary.quicFrameBytes -= notQUICBytes
+        analysis.summary.nonTCPPackets += notQUIC
+        analysis.summary.nonTCPFrameBytes += notQUICBytes
+        let s = analysis.summary
+        builder.summary.captures += 1
+        builder.summary.packets += s.packets
+        builder.summary.bytes += s.frameBytes
+        builder.summary.durationNanoseconds = CaptureTime(nanoseconds: builder.summary.durationNanoseconds).adding(s.duration).nanoseconds
+        builder.summary.connections += analysis.connectionCount
+        builder.summary.nonTCPPackets += s.nonTCPPackets + s.undecodedPackets
+        builder.summary.otherProtocolPackets += s.nonTCPPackets
+        builder.summary.captureFrameBytes += s.frameBytes
+        builder.summary.nonTCPFrameBytes += s.nonTCPFrameBytes + s.undecodedFrameBytes
+        return analysis
+    }
+
+    /// Captures side by side, `concurrent` at a time, each into a builder of its own; results in capture order.
+    /// Throws the error of the first capture (in order) that could not be read, as a run one by one would.
+    private static func analyzeConcurrently(
+        paths: [String], concurrent: Int, jobs: Int, options: ReportOptions, analysisOptions: AnalysisOptions,
+        decryption: [TLSDecryptionContext?], capturePaths: [String], progress: ((Int, Int64, Int64?) -> Void)?
+    ) throws(CaptureError) -> [(builder: ReportBuilder, analysis: CaptureAnalysis)] {
+        let work = ConcurrentCaptures(count: paths.count)
+        let progressLock = Mutex(())
+        var threads: [WorkerThread] = []
+        for _ in 0..<concurrent {
+            let thread = WorkerThread {
+                let scratch = DecodingScratch()
+                while let index = work.next() {
+                    let builder = ReportBuilder(options: options, capturePaths: capturePaths)
+                    let report = progress.map { report in
+                        { (read: Int64, total: Int64?) in progressLock.withLock { _ in report(index, read, total) } }
+                    }
+                    do throws(CaptureError) {
+                        let analysis = try analyzeCapture(
+                            path: paths[index], capture: index, jobs: jobs, builder: builder, scratch: scratch,
+                            options: options, analysisOptions: analysisOptions, decryption: decryption[index], progress: report)
+                        builder.flushStreamedRecords()
+                        work.finish(index, .success((builder, analysis)))
+                    } catch {
+                        work.finish(index, .failure(error))
+                    }
+                }
+            }
+            thread.start()
+            threads.append(thread)
+        }
+        for thread in threads { thread.join() }
+        return try work.results()
+    }
+
     /// The secrets of a run: the key log files, then every Decryption Secrets Block of the captures (all read
     /// before the first packet, so that a secret written after its connection still decrypts it); nil when
     /// there are none. Lines that do not parse are counted in one warning.
     public static func decryptionContext(
         paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
     ) throws(CaptureError) -> TLSDecryptionContext? {
+        let log = try keyLog(paths: paths, keyLogPaths: keyLogPaths, warnings: &warnings)
+        return log.isEmpty ? nil : TLSDecryptionContext(keyLog: log)
+    }
+
+    /// The secrets of each capture: the key log files, and the capture's own Decryption Secrets Blocks. A capture's
+    /// embedded secrets are its own (as in Wireshark, which reads them from the file being opened): one capture's
+    /// block never decrypts another's connections, so a run over several captures reports what runs over each one
+    /// would, and their reports merge into it exactly (`traffic merge`). Captures without blocks share one context.
+    public static func decryptionContexts(
+        paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
+    ) throws(CaptureError) -> [TLSDecryptionContext?] {
+        let shared = try decryptionContext(paths: [], keyLogPaths: keyLogPaths, warnings: &warnings)
+        var contexts: [TLSDecryptionContext?] = []
+        for path in paths {
+            let embedded = try CaptureSecrets.tlsKeyLogs(path: path)
+            if embedded.isEmpty {
+                contexts.append(shared)
+                continue
+            }
+            // The files' lines were checked for the shared context; only the capture's own are counted here.
+            var ignored: [AnalysisWarning] = []
+            let log = try keyLog(paths: [], keyLogPaths: keyLogPaths, warnings: &ignored)
+            let before = log.skippedLines
+            for text in embedded { log.add(text) }
+            if log.skippedLines > before {
+                warnings.append(AnalysisWarning(
+                    capture: path,
+                    message: "\(plural(log.skippedLines - before, "secrets block line")) skipped: not `LABEL <client "
+                        + "random> <secret>` with a known label and hex values"))
+            }
+            contexts.append(log.isEmpty ? nil : TLSDecryptionContext(keyLog: log))
+        }
+        return contexts
+    }
+
+    /// The key log files' secrets and those of the captures' secrets blocks, with warnings for lines that do not parse.
+    private static func keyLog(
+        paths: [String], keyLogPaths: [String], warnings: inout [AnalysisWarning]
+    ) throws(CaptureError) -> TLSKeyLog {
         let log = TLSKeyLog()
         for path in keyLogPaths { try CaptureSecrets.readLines(path: path) { log.add($0) } }
         for path in paths {
@@ -120,7 +226,7 @@ public enum TrafficAnalyzer {
             warnings.append(AnalysisWarning(
                 capture: keyLogPaths.count == 1 ? keyLogPaths[0] : "key logs", message: "no TLS secrets in the key log"))
         }
-        return log.isEmpty ? nil : TLSDecryptionContext(keyLog: log)
+        return log
     }
 
     /// The QUIC connections of one capture: each ends as two `quic` records, or decrypted as HTTP/3 records.
@@ -243,5 +349,48 @@ final class FirstPackets: @unchecked Sendable {
     func record(_ local: Int, _ firstPacket: Int) {
         if byLocal.count <= local { byLocal += repeatElement(0, count: local + 1 - byLocal.count) }
         byLocal[local] = firstPacket
+    }
+}
+
+/// The captures of a concurrent run: handed out in order, results kept by index (under one lock: a builder is
+/// handed from its worker thread to the merging one only through it).
+private final class ConcurrentCaptures: @unchecked Sendable {
+    typealias Done = (builder: ReportBuilder, analysis: CaptureAnalysis)
+    private let lock = ThreadCondition()
+    private var nextIndex = 0
+    private var failed = false
+    private var done: [Result<Done, CaptureError>?]
+
+    init(count: Int) { done = Array(repeating: nil, count: count) }
+
+    /// The next capture to analyse; nil when every one is taken, or after a failure (the rest would be thrown away).
+    func next() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard nextIndex < done.count, !failed else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+
+    func finish(_ index: Int, _ result: Result<Done, CaptureError>) {
+        lock.lock()
+        defer { lock.unlock() }
+        done[index] = result
+        if case .failure = result { failed = true }
+    }
+
+    /// Every result in order, or the first (by capture order) failure; after every worker has been joined.
+    func results() throws(CaptureError) -> [Done] {
+        lock.lock()
+        defer { lock.unlock() }
+        var values: [Done] = []
+        for result in done {
+            switch result {
+            case let .success(value)?: values.append(value)
+            case let .failure(error)?: throw error
+            case nil: break
+            }
+        }
+        return values
     }
 }

@@ -127,6 +127,7 @@ struct Analyze: ParsableCommand {
             let file = try output.open()
             streamFile = file
             options.keepMessages = false
+            options.countGroups = false
             options.recordStream = NDJSONRecordWriter(capturePaths: input.captures) { _ = fwrite($0.baseAddress, 1, $0.count, file) }
         }
         if output.format == .har {

@@ -11,13 +11,13 @@ TOOLS := pkg-config:pkg-config python3:python3
 # touches (about 6 MiB less resident memory than loading the shared Foundation and ICU) and starts faster.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: all deps build-deps browser-deps har-deps build run test install samples clean
+.PHONY: all deps build-deps browser-deps har-deps spark-deps build run test install samples clean
 
 all: build
 
 # Everything the build and the tests need. The browser test of `--format html` needs chromium (Debian's package,
 # not a download by Playwright) and Playwright for Python, which `browser-deps` adds; building needs neither.
-deps: build-deps browser-deps har-deps
+deps: build-deps browser-deps har-deps spark-deps
 
 # Installs only what is missing: pkg-config decides for libraries, `command -v` for tools.
 build-deps:
@@ -64,6 +64,27 @@ har-deps:
 	  python3 -m pip install -q jsonschema haralyzer 2>/dev/null || \
 	  python3 -m pip install -q --user jsonschema haralyzer 2>/dev/null || \
 	  python3 -m pip install -q --user --break-system-packages jsonschema haralyzer; }
+
+# The Spark recipe's test (`SparkJobTests`, scripts/spark/test_traffic_job.py) runs the job with pyspark from PyPI
+# in local mode, on Java from Debian (default-jre-headless: Java 17 on bookworm, as pyspark 4 needs). Installed
+# only when missing, the way har-deps installs from PyPI (measured: pip install pyspark 4.3.0, a 456 MB sdist,
+# 71 s; apt-get update and default-jre-headless over an installed openjdk-17, 2 s). Optional: when an install
+# fails, `make test` goes on and the Spark test prints SKIP with the reason.
+spark-deps:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "Installing system packages: default-jre-headless"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends default-jre-headless; } || \
+	  echo "spark-deps: Java could not be installed; the Spark test will be skipped"
+	@python3 -c 'import pyspark' >/dev/null 2>&1 || { \
+	  echo "Installing Python packages: pyspark"; \
+	  { python3 -m pip --version >/dev/null 2>&1 || { \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-pip; }; } && { \
+	  python3 -m pip install -q pyspark 2>/dev/null || \
+	  python3 -m pip install -q --user pyspark 2>/dev/null || \
+	  python3 -m pip install -q --user --break-system-packages pyspark; }; } || \
+	  echo "spark-deps: pyspark could not be installed; the Spark test will be skipped"
 
 build: build-deps
 	$(SWIFT) build $(RELEASE) --product traffic

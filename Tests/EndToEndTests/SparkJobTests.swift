@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// The Spark recipe of issue 27 (scripts/spark/traffic_job.py), run by its own test script with the built binary:
+/// unit tests of the reduction, then the job under spark-submit in local mode compared byte for byte with
+/// `traffic merge` of the per-capture reports. Without Java, pyspark (`make spark-deps`) or `traffic merge`, the
+/// script prints `SKIP: <reason>` and exits 0; the reason is printed here so that it shows in the test output.
+@Suite struct SparkJobTests {
+    @Test func sparkJobEqualsMergeOfPerCaptureReports() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Harness.packageRoot.appendingPathComponent("scripts/spark/test_traffic_job.py").path,
+            "--traffic", Harness.binary.path,
+        ]
+        process.currentDirectoryURL = Harness.packageRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = output.split(separator: "\n")
+        for line in lines where line.hasPrefix("SKIP:") { print("SparkJobTests: \(line)") }
+        let failures = lines.filter { $0.hasPrefix("FAIL") }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(process.terminationStatus == 0, "test_traffic_job.py exited \(process.terminationStatus):\n\(output)")
+        if !lines.contains(where: { $0.hasPrefix("SKIP:") }) {
+            // The Spark run happened: its timings are worth seeing in the test log.
+            for line in lines where line.hasPrefix("ok spark-submit") || line.hasPrefix("ok Spark job") {
+                print("SparkJobTests: \(line)")
+            }
+        }
+    }
+}

@@ -292,7 +292,7 @@ public struct AnalyzeReport {
             for (capture, record) in report.messages ?? [] {
                 w.beginObject()
                 if multipleCaptures { w.field("capture", report.captures[capture].path) }
-                MessageFields.forEach(record) { MessageFields.write($1, key: $0, to: &w) }
+                MessageFields.writeJSON(record, to: &w)
                 w.endObject()
                 w.flush(over: chunkBytes, to: write)
             }

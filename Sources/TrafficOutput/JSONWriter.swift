@@ -58,6 +58,39 @@ public struct JSONWriter {
         field(key, value)
     }
 
+    public mutating func field(_ key: Key, _ value: String?) {
+        separator()
+        bytes += key.quoted
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        if let value { appendQuoted(value) } else { bytes.appendUTF8("null") }
+    }
+
+    public mutating func field(_ key: Key, _ value: Bool) {
+        separator()
+        bytes += key.quoted
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        bytes.appendUTF8(value ? "true" : "false")
+    }
+
+    public mutating func field(_ key: Key, raw: String) {
+        separator()
+        bytes += key.quoted
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        bytes.appendUTF8(raw)
+    }
+
+    public mutating func field(_ key: Key, _ values: [String]) {
+        separator()
+        bytes += key.quoted
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(UInt8(ascii: "["))
+        for (i, value) in values.enumerated() {
+            if i > 0 { bytes.appendUTF8(pretty ? ", " : ",") }
+            appendQuoted(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// A number already formatted (e.g. exact decimal seconds).
     public mutating func field(_ key: String?, raw: String) {
         separator(key)

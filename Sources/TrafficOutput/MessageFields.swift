@@ -106,7 +106,20 @@ enum MessageFields {
         }
     }
 
-    static func write(_ value: Value, key: String, to w: inout JSONWriter) {
+    /// The JSON keys in field order, quoted once: a listing writes them for every record.
+    static let jsonKeys: [JSONWriter.Key] = fields(MessageRecord(
+        connection: 0, index: 0, kind: .request, time: .zero, client: "", server: "", host: "", path: "")).map { JSONWriter.Key($0.0) }
+
+    /// Every field of `r` into `w`'s open object.
+    static func writeJSON(_ r: MessageRecord, to w: inout JSONWriter) {
+        var i = 0
+        forEach(r) { _, value in
+            write(value, key: jsonKeys[i], to: &w)
+            i += 1
+        }
+    }
+
+    static func write(_ value: Value, key: JSONWriter.Key, to w: inout JSONWriter) {
         switch value {
         case .text(let text): w.field(key, text)
         case .number(let number): w.field(key, number)

@@ -34,7 +34,7 @@ public final class NDJSONRecordWriter: RecordStream {
     static func write(_ record: MessageRecord, capture: String, to w: inout JSONWriter) {
         w.beginObject()
         w.field("capture", capture)
-        MessageFields.forEach(record) { MessageFields.write($1, key: $0, to: &w) }
+        MessageFields.writeJSON(record, to: &w)
         w.endObject()
         w.endLine()
     }

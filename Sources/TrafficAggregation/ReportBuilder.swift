@@ -54,14 +54,16 @@ package final class ReportBuilder {
     /// Where this builder's records are streamed (`ReportOptions.recordStream`, or a shard's numbering stage set
     /// by the analysis), in batches of `streamBatch` (`flushStreamedRecords` hands over the rest).
     package var recordStream: (any RecordStream)?
-    private var streamed: [(capture: Int, record: MessageRecord)] = []
+    /// Where this builder's encoded records go: the stream itself, or a shard's numbering.
+    package var streamedLinesSink: ((StreamedLines) -> Void)?
+    private var streamed = StreamedLines()
     private static let streamBatch = 256
 
     /// Hands the records still held for the stream over.
     package func flushStreamedRecords() {
         guard !streamed.isEmpty, let recordStream else { return }
-        recordStream.write(streamed)
-        streamed.removeAll(keepingCapacity: true)
+        if let streamedLinesSink { streamedLinesSink(streamed) } else { recordStream.write(streamed) }
+        streamed.removeAll()
     }
 
     package init(options: ReportOptions, capturePaths: [String]) {
@@ -128,8 +130,8 @@ package final class ReportBuilder {
         if record.decodedBodyBytes == nil, !record.flags.contains(.midMessageStart) { summary.decodeErrors += 1 }
         if !record.complete { summary.incompleteMessages += 1 }
         if options.keepMessages { messages.append((capture, record)) }
-        if recordStream != nil {
-            streamed.append((capture, record))
+        if let recordStream {
+            streamed.append(record, capture: capture, stream: recordStream)
             if streamed.count >= Self.streamBatch { flushStreamedRecords() }
         }
         timeline?.add(record, capture: capture)

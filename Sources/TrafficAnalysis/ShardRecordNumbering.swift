@@ -9,14 +9,16 @@ import TrafficSessions
 /// `TrafficAnalyzer` otherwise computes once every shard is done. A record whose connection began at packet P can
 /// be numbered as soon as every shard has processed every packet before P: then every connection that began
 /// earlier exists, and the number is how many did, summed over the shards. Each shard reports how far it is
-/// (`advance`); records wait here until then, so memory holds the records of the few batches in flight, not the
-/// capture's.
+/// (`advance`); records wait here, already encoded, until then, so memory holds the records of the few batches in
+/// flight, not the capture's.
 final class ShardRecordNumbering: Sendable {
+    /// A record waiting for its number: where its encoding is, and what decides the number.
     private struct Pending {
         var firstPacket: Int
         var shard: Int
-        var capture: Int
-        var record: MessageRecord
+        var local: Int
+        var chunk: Int
+        var line: Int
     }
 
     private struct State {
@@ -26,7 +28,9 @@ final class ShardRecordNumbering: Sendable {
         /// Per shard: every packet below this index that belongs to the shard has been processed.
         var progress: [Int]
         var pending: [Pending] = []
-        var released = 0
+        /// The encoded records of `pending`, by chunk id, with how many of each are still waiting.
+        var chunks: [Int: (lines: StreamedLines, waiting: Int)] = [:]
+        var nextChunk = 0
     }
 
     private let state: Mutex<State>
@@ -46,12 +50,16 @@ final class ShardRecordNumbering: Sendable {
         }
     }
 
-    /// A shard's records, numbered by the shard.
-    func records(_ records: [(capture: Int, record: MessageRecord)], shard: Int) {
-        let ready = state.withLock { state -> [(capture: Int, record: MessageRecord)] in
-            for (capture, record) in records {
-                let first = state.firstPackets[shard][record.connection]
-                state.pending.append(Pending(firstPacket: first, shard: shard, capture: capture, record: record))
+    /// A shard's encoded records, with the shard's connection numbers.
+    func records(_ lines: StreamedLines, shard: Int) {
+        let ready = state.withLock { state -> StreamedLines in
+            let chunk = state.nextChunk
+            state.nextChunk += 1
+            state.chunks[chunk] = (lines, lines.count)
+            for line in 0..<lines.count {
+                let local = lines.connections[line]
+                state.pending.append(Pending(
+                    firstPacket: state.firstPackets[shard][local], shard: shard, local: local, chunk: chunk, line: line))
             }
             return Self.release(&state, all: false)
         }
@@ -60,10 +68,10 @@ final class ShardRecordNumbering: Sendable {
 
     /// Shard `shard` has processed every one of its packets below `position`.
     func advance(shard: Int, to position: Int) {
-        let ready = state.withLock { state -> [(capture: Int, record: MessageRecord)] in
-            guard position > state.progress[shard] else { return [] }
+        let ready = state.withLock { state -> StreamedLines in
+            guard position > state.progress[shard] else { return StreamedLines() }
             state.progress[shard] = position
-            return state.pending.isEmpty ? [] : Self.release(&state, all: false)
+            return state.pending.isEmpty ? StreamedLines() : Self.release(&state, all: false)
         }
         if !ready.isEmpty { stream.write(ready) }
     }
@@ -75,9 +83,9 @@ final class ShardRecordNumbering: Sendable {
     }
 
     /// Numbers and removes the pending records whose connections' predecessors are all known.
-    private static func release(_ state: inout State, all: Bool) -> [(capture: Int, record: MessageRecord)] {
+    private static func release(_ state: inout State, all: Bool) -> StreamedLines {
         let limit = all ? Int.max : state.progress.min() ?? 0
-        var ready: [(capture: Int, record: MessageRecord)] = []
+        var ready = StreamedLines()
         var kept = 0
         for i in state.pending.indices {
             let pending = state.pending[i]
@@ -86,13 +94,17 @@ final class ShardRecordNumbering: Sendable {
                 kept += 1
                 continue
             }
-            var record = pending.record
             var number = 0
             for (shard, firsts) in state.firstPackets.enumerated() {
-                number += shard == pending.shard ? record.connection : Self.count(firsts, below: pending.firstPacket)
+                number += shard == pending.shard ? pending.local : Self.count(firsts, below: pending.firstPacket)
             }
-            record.connection = number
-            ready.append((pending.capture, record))
+            let chunk = state.chunks[pending.chunk]!
+            ready.append(chunk.lines, line: pending.line, connection: number)
+            if chunk.waiting == 1 {
+                state.chunks[pending.chunk] = nil
+            } else {
+                state.chunks[pending.chunk]!.waiting -= 1
+            }
         }
         state.pending.removeLast(state.pending.count - kept)
         return ready
@@ -107,17 +119,4 @@ final class ShardRecordNumbering: Sendable {
         }
         return low
     }
-}
-
-/// A shard builder's record stream: its records go through the numbering.
-final class ShardRecordStream: RecordStream {
-    private let numbering: ShardRecordNumbering
-    private let shard: Int
-
-    init(numbering: ShardRecordNumbering, shard: Int) {
-        self.numbering = numbering
-        self.shard = shard
-    }
-
-    func write(_ records: [(capture: Int, record: MessageRecord)]) { numbering.records(records, shard: shard) }
 }

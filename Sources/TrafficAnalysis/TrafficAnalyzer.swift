@@ -305,7 +305,7 @@ public enum TrafficAnalyzer {
                 capture: capture, builder: shardBuilder, scratch: DecodingScratch(), options: options,
                 decryption: decryption)
             if let numbering {
-                shardBuilder.recordStream = ShardRecordStream(numbering: numbering, shard: shard)
+                shardBuilder.streamedLinesSink = { numbering.records($0, shard: shard) }
                 let make = makeHandler
                 makeHandler = { info in
                     numbering.connectionStarted(shard: shard, local: info.id, firstPacket: info.firstPacket)

@@ -48,6 +48,11 @@ public struct CaptureTime: Hashable, Comparable, Sendable {
 
     /// `seconds.nnnnnnnnn` with exactly nine decimals: exact, and stable across platforms.
     public var decimalString: String {
+        withDecimalBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `decimalString`'s UTF-8, valid during the call (no string made: NDJSON writes two per record).
+    public func withDecimalBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         // Digits written backwards into a stack buffer (at most a sign, 10 whole digits, the point and 9): every
         // record's times and every group's waits go through here, and string interpolation cost several times more.
         let negative = nanoseconds < 0
@@ -72,7 +77,7 @@ public struct CaptureTime: Hashable, Comparable, Sendable {
                 i -= 1
                 buffer[i] = 0x2d
             }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[i...]), as: UTF8.self)
+            return body(UnsafeBufferPointer(rebasing: buffer[i...]))
         }
     }
 }

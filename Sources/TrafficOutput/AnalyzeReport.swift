@@ -114,12 +114,18 @@ public struct AnalyzeReport {
         case .ndjson:
             // Records were streamed while the captures were read (`NDJSONRecordWriter`); a report left to render
             // in this format lists them again, as NDJSON would have.
-            var w = JSONWriter(pretty: false)
-            for (capture, record) in report.messages ?? [] {
-                NDJSONRecordWriter.write(record, capture: report.captures[capture].path, to: &w)
-                w.flush(over: chunkBytes, to: write)
+            withoutActuallyEscaping(write) { write in
+                let writer = NDJSONRecordWriter(capturePaths: report.captures.map(\.path), write: write)
+                var lines = StreamedLines()
+                for (capture, record) in report.messages ?? [] {
+                    lines.append(record, capture: capture, stream: writer)
+                    if lines.tails.count >= chunkBytes {
+                        writer.write(lines)
+                        lines.removeAll()
+                    }
+                }
+                if !lines.isEmpty { writer.write(lines) }
             }
-            w.flush(over: 0, to: write)
         case .har:
             var document = HARDocument(report: report, creatorVersion: TrafficVersion.current)
             document.overhead = harOverhead

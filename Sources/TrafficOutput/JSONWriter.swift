@@ -156,31 +156,42 @@ public struct JSONWriter {
 
     private static let indents = (0..<8).map { Array(("\n" + String(repeating: "  ", count: $0)).utf8) }
 
-    /// RFC 8259 §7 string escaping.
-    private mutating func appendQuoted(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
+    private mutating func appendQuoted(_ value: String) { bytes.appendJSONString(value) }
+}
+
+extension Array where Element == UInt8 {
+    /// `value` as a JSON string: quoted, with RFC 8259 §7 escapes.
+    mutating func appendJSONString(_ value: String) {
+        append(UInt8(ascii: "\""))
+        // Native strings are contiguous: read in place (a `var` copy for `withUTF8` cost a retain and release).
+        if value.utf8.withContiguousStorageIfAvailable({ appendJSONEscaped($0) }) == nil {
+            var value = value
+            value.withUTF8 { appendJSONEscaped($0) }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendJSONEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        do {
             // Most keys and values need no escape: copy runs of plain bytes whole.
             var plain = 0
             for i in utf8.indices {
                 let byte = utf8[i]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<i]))
+                append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<i]))
                 plain = i + 1
                 switch byte {
-                case UInt8(ascii: "\""): bytes.appendUTF8("\\\"")
-                case UInt8(ascii: "\\"): bytes.appendUTF8("\\\\")
-                case UInt8(ascii: "\n"): bytes.appendUTF8("\\n")
-                case UInt8(ascii: "\r"): bytes.appendUTF8("\\r")
-                case UInt8(ascii: "\t"): bytes.appendUTF8("\\t")
+                case UInt8(ascii: "\""): appendUTF8("\\\"")
+                case UInt8(ascii: "\\"): appendUTF8("\\\\")
+                case UInt8(ascii: "\n"): appendUTF8("\\n")
+                case UInt8(ascii: "\r"): appendUTF8("\\r")
+                case UInt8(ascii: "\t"): appendUTF8("\\t")
                 default:
                     let hex = String(byte, radix: 16)
-                    bytes.appendUTF8("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+                    appendUTF8("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
+            append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

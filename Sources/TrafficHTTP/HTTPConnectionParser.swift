@@ -11,9 +11,15 @@ import TrafficSessions
 /// started, or the stream finished), so a request record can come after its response's.
 ///
 /// Pairing: responses answer requests in order (RFC 9112 §9.3.2); interim 1xx responses share their
-/// request's index. A gap on the client side that may have swallowed requests puts a mark in the queue;
-/// when a response reaches it, pairing is abandoned for the rest of the connection (Zeek stops response
-/// parsing there; we keep parsing responses with GET semantics, unpaired, path `(unknown)`).
+/// request's index. A gap on the client side that may have swallowed requests puts a mark in the queue.
+/// A response that reaches the mark is placed by TCP positions (issue 24): the ACK field of the segment
+/// that carried its first byte says how much of the client's stream the server had. If that is no further
+/// than the start of the first request captured after the hole, the server had none of that request: the
+/// response answers a request lost in the hole (unpaired, path `(unknown)`, flag `request_lost`) and the
+/// mark stays for the next response; otherwise the mark goes and the response answers that request, and
+/// pairing goes on in order. Without ACK positions (decrypted bytes, or no ACK seen) pairing is abandoned
+/// for the rest of the connection at the mark (Zeek stops response parsing there; we keep parsing
+/// responses with GET semantics, unpaired, path `(unknown)`).
 ///
 /// Byte accounting per direction: `counts(for:)`, see `HTTPByteCounts`.
 ///
@@ -93,6 +99,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// (the server direction starts mid-message), that is the request it answers; nil: one before the capture.
     private var firstServerBytesAnswer: HTTPExchange?
     private var sawServerBytes = false
+    /// The client stream offset acknowledged by the segment that carried the first byte of the response being
+    /// parsed (`WireSpan.acknowledged`; -1 unknown): places responses after a client-side hole.
+    private var responseStartAcknowledged: Int64 = -1
 
     /// `scratch` is shared by every content decoder this parser creates (one per coded body, one at a time).
     /// `decrypted`: the bytes come from a TLS stage, so records say so, and the default port of a host is 443.
@@ -212,6 +221,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                 parser.beginRawResponse(time: segment.time, position: parser.streamBase + offset)
                 _ = pairResponse(final: true)
             }
+            // A response may begin here: what its server had of the client's stream (only read at a mark).
+            if direction == .serverToClient, parser.isAtMessageBoundary { responseStartAcknowledged = segment.acknowledged }
             switch parser.parse(bytes, from: &offset, time: segment.time) {
             case .needMore:
                 parser.headerShare += share(upTo: bytes.count)
@@ -393,6 +404,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         nextIndex += 1
         if let upgrade = requests.fields.upgrade, HTTPConnectionParser.offersH2C(upgrade) { exchange.offersH2C = true }
         requests.record.index = exchange.index
+        exchange.startOffset = Int64(requests.record.streamOffset)
         // The record takes the target's strings by swapping (the exchange holds copies): no second retain.
         swap(&requests.record.host, &target.host)
         swap(&requests.record.path, &target.path)
@@ -412,8 +424,17 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// and copies that request's identity into it; an unmatched response gets path `(unknown)`.
     /// `pairing` false: the response answers no request we saw (unpaired, path `(unknown)`).
     private func pairResponse(final: Bool, pairing: Bool = true) -> HTTPExchange? {
-        if pairing, !pairingLost, case .lostRequests? = pending.first { abandonPairing() }
-        if pairing, !pairingLost, case .exchange(let exchange)? = pending.first {
+        var lostRequest = false
+        if pairing, !pairingLost, case .lostRequests? = pending.first {
+            switch placeAfterClientHole() {
+            case .lostRequest: lostRequest = true
+            case .nextRequest: pending.removeFirst()
+            case .unknown: abandonPairing()
+            }
+        }
+        if lostRequest {
+            responses.record.flag(.requestLost)
+        } else if pairing, !pairingLost, case .exchange(let exchange)? = pending.first {
             if final { pending.removeFirst() }
             exchange.paired = true
             responses.record.index = exchange.index
@@ -434,6 +455,24 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         responses.record.path = "(unknown)"
         responses.record.paired = false
         return nil
+    }
+
+    /// Where the response being parsed belongs when a client-side hole mark heads the queue.
+    private enum HolePlacement { case lostRequest, nextRequest, unknown }
+
+    private func placeAfterClientHole() -> HolePlacement {
+        let acknowledged = responseStartAcknowledged
+        guard acknowledged >= 0 else { return .unknown }
+        switch pending.second {
+        case .exchange(let next)?:
+            guard next.startOffset >= 0 else { return .unknown }
+            // The server had none of the next captured request: it answers one that the hole took. A response
+            // to that request needs its bytes, so the ACK is past its first byte (early responses too).
+            return acknowledged <= next.startOffset ? .lostRequest : .nextRequest
+        case .lostRequests?, nil:
+            // No captured request after the hole yet: whatever it answers was lost.
+            return .lostRequest
+        }
     }
 
     /// Stops pairing for the rest of the connection; waiting requests are emitted unpaired.

@@ -26,6 +26,9 @@ final class HTTPExchange {
     var requestEnd: CaptureTime?
     /// The finished request's record is held (by the connection parser) while `paired` is not known yet.
     var isHolding = false
+    /// Where the request began in the client's stream (-1 unknown): after a client-side hole, a response whose
+    /// server had acknowledged no byte from here answers a request lost in the hole.
+    var startOffset: Int64 = -1
 
     init(index: Int, method: String?, host: String, path: String, query: String?, isHTTP09: Bool, wantsSwitch: Bool) {
         self.index = index
@@ -51,6 +54,7 @@ struct HTTPPendingQueue {
 
     var count: Int { entries.count - head }
     var first: Entry? { head < entries.count ? entries[head] : nil }
+    var second: Entry? { head + 1 < entries.count ? entries[head + 1] : nil }
 
     mutating func append(_ entry: Entry) { entries.append(entry) }
 

@@ -23,6 +23,14 @@ final class TCPConnection {
     private var synTime: CaptureTime?
     /// Segments of this connection processed so far: the clock of the late-segment window.
     private var packetCount = 0
+    /// The server's bytes wait (held like out-of-order pieces) while the server has acknowledged client bytes that
+    /// were not handed on yet: held behind a hole, or captured after the server's segment (two capture queues).
+    /// The server answered them, so its answer must reach the handler after them (issue 24: responses are paired
+    /// by TCP positions, and a response must not come before the request it answers). The wait ends when the
+    /// client's bytes up to `acknowledged` are handed on, or when the late-segment window passes (then the
+    /// client's holes below it are given up), at a cap, or at the end.
+    private var serverWait: (acknowledged: Int64, packets: Int, time: CaptureTime)?
+    private var serverWaitsForClientHole: Bool { serverWait != nil }
 
     init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
         self.info = info
@@ -44,12 +52,24 @@ final class TCPConnection {
         if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {
             expireHoles(time: time, bufferedTotal: &bufferedTotal)
         }
+        if let wait = serverWait, packetCount >= wait.packets || time >= wait.time {
+            // The client's bytes the server acknowledged did not come in time: its holes below them are given up
+            // (what was never captured stays unknown), and the server's bytes go on.
+            while let first = firstPendingOffset(.clientToServer), first <= wait.acknowledged {
+                skip(to: first, direction: .clientToServer, time: time)
+                drain(.clientToServer, bufferedTotal: &bufferedTotal)
+            }
+            releaseServer(bufferedTotal: &bufferedTotal)
+        }
         let direction = direction(of: segment)
         let flags = segment.flags
         let isControl = !flags.intersection([.syn, .fin, .rst]).isEmpty
-        let context = TCPSegmentContext(
+        var context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: segment.headerBytes,
             overheadBytes: isControl ? 0 : segment.headerBytes)
+        if direction == .serverToClient, segment.payloadLength > 0, flags.contains(.ack), clientToServer.started {
+            context.acknowledged = clientToServer.offset(of: segment.acknowledgmentNumber)
+        }
         // The direction's counters are updated in place (`tally`): a local copy of them (30 words) and its
         // write-back cost more than the rest of the accounting of a segment.
         tally(direction) {
@@ -91,6 +111,16 @@ final class TCPConnection {
                 }
                 report(.ack, direction: direction, segment: segment, time: time)
             } else {
+                if direction == .serverToClient, context.acknowledged > clientToServer.nextOffset, !streamsFinished {
+                    if let wait = serverWait {
+                        serverWait!.acknowledged = max(wait.acknowledged, context.acknowledged)
+                    } else {
+                        serverWait = (
+                            context.acknowledged, packetCount &+ limits.lateSegmentWindowPackets,
+                            time.adding(limits.lateSegmentWindowTime)
+                        )
+                    }
+                }
                 let finishedBefore = streamsFinished
                 let (fresh, uncaptured) = add(segment, direction: direction, offset: offset, context: context,
                                               limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
@@ -172,6 +202,11 @@ final class TCPConnection {
             }
         }
 
+        // The client's bytes the waiting server acknowledged have been handed on: the server's answer follows them.
+        if let wait = serverWait, clientToServer.nextOffset >= wait.acknowledged {
+            releaseServer(bufferedTotal: &bufferedTotal)
+        }
+
         if flags.contains(.fin) {
             sawFIN = true
             if !self[direction].started { self[direction].start(at: dataSequence) }
@@ -225,6 +260,8 @@ final class TCPConnection {
             }
             self[direction].holeDeadline = nil
             self[direction].acknowledgedPastHole = nil
+            // The server's bytes waited for these client bytes only while they could still come.
+            if direction == .clientToServer { releaseServer(bufferedTotal: &bufferedTotal) }
         }
     }
 
@@ -245,7 +282,8 @@ final class TCPConnection {
         let end = offset + Int64(segment.payloadLength)
         let capturedEnd = offset + Int64(segment.payload.count)
         let next = stream(direction, \.nextOffset)
-        if firstPendingOffset(direction) == nil, offset <= next, !streamsFinished {
+        let waits = direction == .serverToClient && serverWaitsForClientHole
+        if firstPendingOffset(direction) == nil, offset <= next, !streamsFinished, !waits {
             // The common case, in order with nothing held back: straight from the packet, no copy, no allocation.
             guard end > next else { return (0, 0) }
             if capturedEnd > next {
@@ -270,7 +308,7 @@ final class TCPConnection {
         for range in fresh {
             for (piece, isData) in [(range.clamped(to: offset..<capturedEnd), true),
                                     (range.clamped(to: capturedEnd..<end), false)] where !piece.isEmpty {
-                if piece.lowerBound == next && isData { continue }
+                if piece.lowerBound == next && isData && !waits { continue }
                 var held = TCPStreamState.Piece(offset: piece.lowerBound, bytes: [], gapLength: 0, context: context)
                 if isData {
                     if overheadCarried { held.context.overheadBytes = 0 }
@@ -284,13 +322,24 @@ final class TCPConnection {
                 self[direction].insert(held)
             }
         }
-        if let first = fresh.first, first.lowerBound == next, next < capturedEnd {
+        if !waits, let first = fresh.first, first.lowerBound == next, next < capturedEnd {
             let stop = min(first.upperBound, capturedEnd)
             let from = Int(next - offset), to = Int(stop - offset)
             deliver(UnsafeRawBufferPointer(rebasing: segment.payload[from..<to]), direction: direction, context: context)
         }
         drain(direction, bufferedTotal: &bufferedTotal)
-        // Over a cap: give up the oldest hole, so memory stays bounded whatever the capture holds.
+        // Over a cap: give up the oldest hole, so memory stays bounded whatever the capture holds. Waiting server
+        // bytes over the cap give up the client's hole they wait for first.
+        if waits, self[direction].pendingBytes > limits.maxBufferedBytesPerConnection
+            || bufferedTotal > limits.maxBufferedBytesTotal
+        {
+            anomalies[TCPAnomaly.bufferOverflow.rawValue] += 1
+            while let first = firstPendingOffset(.clientToServer) {
+                skip(to: first, direction: .clientToServer, time: context.time)
+                drain(.clientToServer, bufferedTotal: &bufferedTotal)
+            }
+            releaseServer(bufferedTotal: &bufferedTotal)
+        }
         while !self[direction].pending.isEmpty,
             self[direction].pendingBytes > limits.maxBufferedBytesPerConnection
                 || bufferedTotal > limits.maxBufferedBytesTotal
@@ -319,6 +368,7 @@ final class TCPConnection {
     /// Hands on held pieces that have become contiguous.
     private func drain(_ direction: Direction, bufferedTotal: inout Int) {
         guard !self[direction].pending.isEmpty else { return }
+        if direction == .serverToClient, serverWaitsForClientHole { return }
         var delivered = 0
         while delivered < self[direction].pending.count,
             self[direction].pending[delivered].offset == self[direction].nextOffset
@@ -336,11 +386,20 @@ final class TCPConnection {
         if delivered > 0 { self[direction].pending.removeFirst(delivered) }
     }
 
+    /// The client's hole is filled or given up: the server's waiting bytes go on, after the client's.
+    private func releaseServer(bufferedTotal: inout Int) {
+        guard serverWait != nil else { return }
+        serverWait = nil
+        drain(.serverToClient, bufferedTotal: &bufferedTotal)
+    }
+
     /// Flushes both directions (remaining holes become gaps) and finishes the handler. Idempotent.
     func finishStreams(time: CaptureTime, bufferedTotal: inout Int) {
         guard !streamsFinished else { return }
         streamsFinished = true
+        // `allCases` is client first: the server's waiting bytes follow the client's, then go.
         for direction in Direction.allCases {
+            if direction == .serverToClient { serverWait = nil }
             while let first = self[direction].pending.first {
                 skip(to: first.offset, direction: direction, time: time)
                 drain(direction, bufferedTotal: &bufferedTotal)

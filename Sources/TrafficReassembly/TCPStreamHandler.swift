@@ -36,12 +36,17 @@ public struct TCPSegmentContext: Sendable {
     /// first delivery of a data segment's bytes, 0 on later pieces of it and for SYN/FIN/RST frames (whose
     /// headers are handshake or teardown bytes). Summed over deliveries it equals `dataHeaderBytes`.
     public var overheadBytes: Int
+    /// For a server's data segment: the client stream offset its ACK field acknowledges (how many client bytes the
+    /// server had when it sent this), to pair responses across requests lost in a capture hole; -1 when unknown
+    /// (no ACK flag, the client's stream not started, or a client segment, for which nothing needs it).
+    public var acknowledged: Int64
 
-    public init(time: CaptureTime, frameBytes: Int, headerBytes: Int, overheadBytes: Int? = nil) {
+    public init(time: CaptureTime, frameBytes: Int, headerBytes: Int, overheadBytes: Int? = nil, acknowledged: Int64 = -1) {
         self.time = time
         self.frameBytes = frameBytes
         self.headerBytes = headerBytes
         self.overheadBytes = overheadBytes ?? headerBytes
+        self.acknowledged = acknowledged
     }
 }
 

@@ -27,6 +27,10 @@ public enum RecordAnomaly: String, Sendable, CaseIterable {
     /// The direction's first bytes were inside a message (the capture started mid-message, or a hole at
     /// its start): the record holds those bytes, with the message's start unknown.
     case midMessageStart = "mid_message_start"
+    /// A response to a request that fell into a capture hole on the client side: the server had acknowledged no
+    /// byte of the next captured request when it began (TCP positions), so it answers one never seen (unpaired,
+    /// path `(unknown)`); later responses pair with their own requests.
+    case requestLost = "request_lost"
     // TLS without keys (see TLSConnectionFlags).
     case ech
     case handshakeLost = "handshake_lost"

@@ -66,7 +66,7 @@ public final class TCPSession: TCPStreamHandler {
     private func prefix(_ direction: Direction) -> [UInt8] { direction == .clientToServer ? prefix.0 : prefix.1 }
 
     public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, segment: TCPSegmentContext) {
-        let span = WireSpan(time: segment.time, overheadBytes: segment.overheadBytes)
+        let span = WireSpan(time: segment.time, overheadBytes: segment.overheadBytes, acknowledged: segment.acknowledged)
         // Once per segment: straight to the stage (see StreamAnalyzer's no-retain rule).
         if let chosen {
             chosen._withUnsafeGuaranteedRef { $0.stage.receive(bytes, direction: direction, span: span) }

@@ -19,9 +19,14 @@ public struct WireSpan: Sendable, Equatable {
     /// `tlsOverheadBytes`; 0 for cleartext.
     public var framingBytes: Int
 
-    public init(time: CaptureTime, overheadBytes: Int = 0, framingBytes: Int = 0) {
+    /// For server bytes straight off TCP: the client stream offset the segment acknowledged
+    /// (`TCPSegmentContext.acknowledged`); -1 when unknown, and below a transforming stage (TLS, HTTP/2).
+    public var acknowledged: Int64
+
+    public init(time: CaptureTime, overheadBytes: Int = 0, framingBytes: Int = 0, acknowledged: Int64 = -1) {
         self.time = time
         self.overheadBytes = overheadBytes
         self.framingBytes = framingBytes
+        self.acknowledged = acknowledged
     }
 }

@@ -28,17 +28,17 @@ package final class SessionRecords {
     /// Only with `--overhead`: spans of the connection's messages for attributing ACKs and retransmissions.
     private var ledger: OverheadLedger?
     /// Per direction: bytes after a protocol switch, and segment headers in no record; known when the streams end.
-    private var tunnelBytes = [0, 0]
-    private var leftoverHeaders = [0, 0]
+    private var tunnelBytes = PerDirection(repeating: 0)
+    private var leftoverHeaders = PerDirection(repeating: 0)
     /// HTTP/2 control bytes (`--overhead`): per exchange index and sending direction; nil index for the
     /// connection's own (stream 0, the preface), which go to the first exchange like the TCP handshake.
     private var controlCharges: [OverheadLedger.Entry: (bytes: Int, framing: Int)] = [:]
-    private var connectionControl = [(bytes: 0, framing: 0), (bytes: 0, framing: 0)]
+    private var connectionControl = PerDirection(repeating: (bytes: 0, framing: 0))
     /// Records taken so far.
     package private(set) var count = 0
     /// Per direction: a decrypted connection's TLS handshake, change_cipher_spec and alert records, which go
     /// with the TCP handshake to the first exchange (`--overhead handshake`). Set before `connectionEnded`.
-    package var tlsHandshakeBytes = [0, 0]
+    package var tlsHandshakeBytes = PerDirection(repeating: 0)
 
     package init(sink: any RecordSink, capture: Int, overhead: OverheadOptions) {
         self.sink = sink
@@ -128,7 +128,7 @@ package final class SessionRecords {
 
     /// Both streams have ended: `tunnelBytes` after a switch and `leftoverHeaders` (segment headers of stretches
     /// in no record), per direction. Without `--overhead` the records are final now.
-    package func streamsEnded(tunnelBytes: [Int], leftoverHeaders: [Int]) {
+    package func streamsEnded(tunnelBytes: PerDirection<Int>, leftoverHeaders: PerDirection<Int>) {
         self.tunnelBytes = tunnelBytes
         self.leftoverHeaders = leftoverHeaders
         if overhead.isEmpty {
@@ -196,7 +196,7 @@ package final class SessionRecords {
             }
         }
         controlCharges = [:]
-        connectionControl = [(0, 0), (0, 0)]
+        connectionControl = PerDirection(repeating: (bytes: 0, framing: 0))
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {

@@ -30,9 +30,9 @@ final class HTTPConnectionTap: SessionStage {
     private let records: SessionRecords
     /// Per direction, what `connectionEnded` needs of the parser's counts once the parser is gone: its
     /// non-HTTP bytes (the parser and its buffers are freed at `finish`, while the connection may linger).
-    private var nonHTTPBytes = PerDirection(repeating: 0)
+    private var nonHTTPBytes = PerDirection()
     /// TLS record overhead of stretches in no record (non-HTTP plaintext), per direction.
-    private var framingLeft = PerDirection(repeating: 0)
+    private var framingLeft = PerDirection()
     /// Only groups by method or status and record listings show what the joiner fills in.
     private let joins: Bool
     /// Below a decrypting TLS tap: what of each direction reached no plaintext, which the TLS tap sets (and it
@@ -42,12 +42,12 @@ final class HTTPConnectionTap: SessionStage {
 
     struct TLSBelow {
         /// Handshake, change_cipher_spec and alert records.
-        var controlBytes = PerDirection(repeating: 0)
+        var controlBytes = PerDirection()
         /// Captured bytes in no readable record.
-        var undecryptedBytes = PerDirection(repeating: 0)
+        var undecryptedBytes = PerDirection()
         /// Segment header bytes that came with no plaintext (records after the last application data); set
         /// before `finish`, the two above before `connectionEnded`.
-        var segmentHeaderBytes = PerDirection(repeating: 0)
+        var segmentHeaderBytes = PerDirection()
     }
     /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
     /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
@@ -203,13 +203,13 @@ final class HTTPConnectionTap: SessionStage {
         // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
         joiner = HTTPExchangeJoiner()
         records.take(batch)
-        let counts = PerDirection(parser.counts(for: .clientToServer), parser.counts(for: .serverToClient))
-        nonHTTPBytes = PerDirection(counts[0].nonHTTPBytes, counts[1].nonHTTPBytes)
-        builder.summary.nonHTTPBytes += counts[0].nonHTTPBytes + counts[1].nonHTTPBytes
-        builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
+        let counts = (parser.counts(for: .clientToServer), parser.counts(for: .serverToClient))
+        nonHTTPBytes = PerDirection(counts.0.nonHTTPBytes, counts.1.nonHTTPBytes)
+        builder.summary.nonHTTPBytes += counts.0.nonHTTPBytes + counts.1.nonHTTPBytes
+        builder.summary.tunnelBytes += counts.0.tunnelBytes + counts.1.tunnelBytes
         // Below TLS the plaintext's missing bytes are estimates (a lost record's size less its overhead): the TLS
         // tap counts the stream's.
-        if !decrypted { builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes }
+        if !decrypted { builder.summary.missingBytes += counts.0.missingBytes + counts.1.missingBytes }
         framingLeft = PerDirection(parser.unattributedFramingBytes(for: .clientToServer),
                                    parser.unattributedFramingBytes(for: .serverToClient))
         var leftover = PerDirection(
@@ -223,18 +223,18 @@ final class HTTPConnectionTap: SessionStage {
         } else if parser.speaksHTTP2 {
             // The preface without a parser for it (an upgrade this version did not follow): scope note.
             builder.summary.otherProtocolConnections += 1
-        } else if !parser.isHTTP, counts[0].nonHTTPBytes + counts[1].nonHTTPBytes > 0 {
+        } else if !parser.isHTTP, counts.0.nonHTTPBytes + counts.1.nonHTTPBytes > 0 {
             builder.summary.otherProtocolConnections += 1
         }
         records.streamsEnded(
-            tunnelBytes: PerDirection(counts[0].tunnelBytes, counts[1].tunnelBytes), leftoverHeaders: leftover)
+            tunnelBytes: PerDirection(counts.0.tunnelBytes, counts.1.tunnelBytes), leftoverHeaders: leftover)
     }
 
     /// Bytes of each direction that an HTTP/2 parser put in no record: control frames (unless `--overhead`
     /// attributes them) and non-HTTP bytes.
-    private var http2Unanalysed = PerDirection(repeating: 0)
+    private var http2Unanalysed = PerDirection()
 
-    private func countHTTP2(_ parser: HTTP2ConnectionParser, leftover: inout PerDirection<Int>) {
+    private func countHTTP2(_ parser: HTTP2ConnectionParser, leftover: inout PerDirection) {
         builder.summary.http2Connections += 1
         builder.summary.http2Streams += parser.streamCount
         for direction in Direction.allCases {
@@ -259,12 +259,12 @@ final class HTTPConnectionTap: SessionStage {
         // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
         joiner = HTTPExchangeJoiner()
         records.take(batch)
-        nonHTTPBytes = PerDirection(repeating: 0)
-        framingLeft = PerDirection(repeating: 0)
+        nonHTTPBytes = PerDirection()
+        framingLeft = PerDirection()
         var leftover = tlsBelow.segmentHeaderBytes
         if parser.streamCount > 0 { builder.summary.httpConnections += 1 }
         countHTTP2(parser, leftover: &leftover)
-        records.streamsEnded(tunnelBytes: PerDirection(repeating: 0), leftoverHeaders: leftover)
+        records.streamsEnded(tunnelBytes: PerDirection(), leftoverHeaders: leftover)
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {

@@ -1,7 +1,8 @@
 # Benchmarks: `include Makefile.bench.mk` from the main Makefile. See Benchmarks/README.md.
 #   make bench                       whole-process benchmarks on a generated 1 GiB capture
 #   make bench BENCH_SIZE=100MiB     a quicker run; also BENCH_TSHARK=0, BENCH_SCALING=1
-#   make bench VARIANT=h2            only the HTTP/2 capture (default: cleartext, HTTPS and HTTP/2)
+#   make bench VARIANT=h2            only the HTTP/2 capture (default: cleartext, HTTPS, HTTP/2 and API-dense)
+#   make bench VARIANT=api           only the API-dense capture (many small JSON calls: the cost per message)
 #   make bench VARIANT=quic          HTTP/3 over QUIC, with and without keys (VARIANT=all: the four)
 #   make bench-stages                per-stage micro-benchmarks (ordo-one/benchmark)
 #   make bench-instructions          callgrind instruction counts against Benchmarks/instruction-limits.txt

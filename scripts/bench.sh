@@ -18,7 +18,10 @@
 #   q  traffic analyze QUIC-FILE without keys (quic records only); q1 with --jobs 1; goal >= 1 GB/s
 #   qk traffic analyze --keylog KEYS QUIC-FILE (HTTP/3 records); qk1 with --jobs 1; goal >= 0.60 of (b)'s
 #      speed in the same run (VARIANT=quic measures (b) on the cleartext capture too, for that ratio)
-#   g, gtls, gh2, gquic: the generator, each time it writes a capture (cached captures are not regenerated)
+#   aa the libpcap floor on the API-dense capture (traffic-bench-gen --api: many short keep-alive connections of
+#      small JSON calls); ab traffic analyze API-FILE, ab1 with --jobs 1; goals: ab >= 0.80 and ab1 >= 0.50 of the
+#      floor's speed, b >= 0.95 (measured in the same run), peak RSS <= 64 MiB on both captures
+#   g, gtls, gh2, gquic, gapi: the generator, each time it writes a capture (cached captures are not regenerated)
 #
 # Every variant checks the analyzer's numbers against the generator's manifest and the script exits 1 when
 # one differs (after printing everything). The HTTP/2 check compares the groups (records, header bytes as
@@ -35,9 +38,9 @@
 #   BENCH_RUNS=3          runs per measurement: the shortest wall time and the largest peak RSS are kept
 #   BENCH_VERIFY=0        skip checking `traffic analyze --normalize-paths` against the MANIFEST.json
 #   BENCH_TLS=0           skip the HTTPS runs (h, h1, h2)
-#   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1, HTTPS and HTTP/2), h2 (HTTP/2 only: a2, h2c*),
-#                         http (cleartext only), https (HTTPS only), quic (QUIC/HTTP/3: a3, q*, and (b) for the
-#                         ratio), all (the four); `make bench VARIANT=h2`
+#   BENCH_VARIANT=default which captures: default (cleartext HTTP/1.1, HTTPS, HTTP/2 and API-dense), h2 (HTTP/2 only:
+#                         a2, h2c*), http (cleartext only), https (HTTPS only), quic (QUIC/HTTP/3: a3, q*, and (b)
+#                         for the ratio), api (API-dense only: aa, ab*), all (the five); `make bench VARIANT=h2`
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,14 +51,15 @@ CAPTURES=$ROOT/.build/bench
 SWIFT=${SWIFT:-swift}
 VARIANT=${BENCH_VARIANT:-default}
 case $VARIANT in
-default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=0 ;;
-http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 RUN_QUIC=0 ;;
-https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 RUN_QUIC=0 ;;
-h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 RUN_QUIC=0 ;;
-quic) RUN_HTTP=0 RUN_TLS=0 RUN_H2=0 RUN_QUIC=1 ;;
-all) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=1 ;;
+default) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=0 RUN_API=1 ;;
+http) RUN_HTTP=1 RUN_TLS=0 RUN_H2=0 RUN_QUIC=0 RUN_API=0 ;;
+https) RUN_HTTP=0 RUN_TLS=1 RUN_H2=0 RUN_QUIC=0 RUN_API=0 ;;
+h2) RUN_HTTP=0 RUN_TLS=0 RUN_H2=1 RUN_QUIC=0 RUN_API=0 ;;
+quic) RUN_HTTP=0 RUN_TLS=0 RUN_H2=0 RUN_QUIC=1 RUN_API=0 ;;
+api) RUN_HTTP=0 RUN_TLS=0 RUN_H2=0 RUN_QUIC=0 RUN_API=1 ;;
+all) RUN_HTTP=1 RUN_TLS=1 RUN_H2=1 RUN_QUIC=1 RUN_API=1 ;;
 *)
-    echo "bench.sh: BENCH_VARIANT (VARIANT) is default, h2, http, https, quic or all, not '$VARIANT'" >&2
+    echo "bench.sh: BENCH_VARIANT (VARIANT) is default, h2, http, https, quic, api or all, not '$VARIANT'" >&2
     exit 2
     ;;
 esac
@@ -86,7 +90,8 @@ FLOOR=$SCRATCH/release/traffic-bench-floor
 # Generates the capture of size $1 unless it is cached and newer than the generator; prints its path.
 # With $2 = tls: the HTTPS variant (bench-SIZE-tls.pcap and its key log bench-SIZE-tls.keylog); with $2 = h2:
 # the HTTP/2 variant (bench-SIZE-h2.pcap); with $2 = quic: HTTP/3 over QUIC (bench-SIZE-quic.pcap and
-# bench-SIZE-quic.keylog). A generation is timed (wall, peak RSS) as run g, gtls, gh2 or gquic.
+# bench-SIZE-quic.keylog); with $2 = api: the API-dense capture (bench-SIZE-api.pcap). A generation is timed
+# (wall, peak RSS) as run g, gtls, gh2, gquic or gapi.
 : >"$WORK/generation"
 capture_for() {
     local size=$1 stem=$CAPTURES/bench-$1${2:+-$2}
@@ -239,6 +244,21 @@ elif [ $RUN_QUIC = 1 ]; then
     na q
 fi
 
+# (ab) The API-dense capture: the cost per message, not per byte, decides here.
+if [ $RUN_API = 1 ]; then
+    API_FILE=$(capture_for "$SIZE" api)
+    API_FILE_BYTES=$(stat -c %s "$API_FILE")
+    "$FLOOR" "$API_FILE" >/dev/null  # into the page cache
+    API_PACKETS=$("$FLOOR" "$API_FILE" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+    measure aa "$FLOOR" "$API_FILE"
+    if [ $HAS_ANALYZE = 1 ]; then
+        measure ab "$TRAFFIC" analyze "$API_FILE"
+        if has_option --jobs; then measure ab1 "$TRAFFIC" analyze --jobs 1 "$API_FILE"; else na ab1; fi
+    else
+        na ab
+    fi
+fi
+
 # (e) tshark, the reference for speed.
 if [ $RUN_HTTP = 1 ] && [ "${BENCH_TSHARK:-1}" != 0 ] && command -v tshark >/dev/null 2>&1; then
     BENCH_RUNS=1 measure e tshark -q -z http,tree -r "$FILE"  # a minute a run; one is plenty
@@ -269,12 +289,16 @@ describe() {
     q1) echo "QUIC: traffic analyze --jobs 1 (no keys)" ;;
     qk) echo "QUIC: traffic analyze --keylog (HTTP/3)" ;;
     qk1) echo "QUIC: traffic analyze --keylog --jobs 1" ;;
+    aa) echo "API: libpcap read loop (floor)" ;;
+    ab) echo "API: traffic analyze" ;;
+    ab1) echo "API: traffic analyze --jobs 1" ;;
     esac
 }
 
 echo
 [ -n "$FILE" ] && echo "Capture: $FILE ($FILE_BYTES bytes, $PACKETS packets; manifest ${FILE%.pcap}.MANIFEST.json)"
 [ $HAS_QUIC = 1 ] && echo "QUIC: $QUIC_FILE ($QUIC_FILE_BYTES bytes, $QUIC_PACKETS packets; key log $QUIC_KEYS)"
+[ $RUN_API = 1 ] && echo "API: $API_FILE ($API_FILE_BYTES bytes, $API_PACKETS packets; manifest ${API_FILE%.pcap}.MANIFEST.json)"
 [ $RUN_H2 = 1 ] && echo "HTTP/2: $H2_FILE ($H2_FILE_BYTES bytes, $H2_PACKETS packets; manifest ${H2_FILE%.pcap}.MANIFEST.json)"
 echo "Machine: $(nproc) cores, $(uname -sm); traffic: $("$TRAFFIC" --version 2>/dev/null || echo '?')"
 echo
@@ -288,6 +312,7 @@ while read -r name wall rss; do
     case $name in
     a2 | h2c*) bytes=$H2_FILE_BYTES packets=$H2_PACKETS ;;
     a3 | q*) bytes=$QUIC_FILE_BYTES packets=$QUIC_PACKETS ;;
+    aa | ab*) bytes=$API_FILE_BYTES packets=$API_PACKETS ;;
     h*) bytes=$TLS_FILE_BYTES packets=$TLS_PACKETS ;;
     esac
     awk -v n="$name" -v d="$(describe "$name")" -v w="$wall" -v r="$rss" -v b="$bytes" -v p="$packets" 'BEGIN {
@@ -322,6 +347,27 @@ if [ $RUN_HTTP = 1 ]; then
     echo "b/a (traffic vs the libpcap floor): $(ratio b a)"
     echo "b/e (traffic vs tshark):            $(ratio b e); traffic is $(ratio e b '%.1fx faster')"
     echo "n2/e (--normalize-paths --jobs 2):  traffic is $(ratio e n2 '%.1fx faster')"
+fi
+# speed_goal RUN FLOOR GOAL LABEL: RUN's speed as a fraction of FLOOR's (same capture, same run) against GOAL.
+speed_goal() {
+    local x y r
+    x=$(wall_of "$1")
+    y=$(wall_of "$2")
+    r=$(awk -v n="$1" '$1 == n && $2 != "n/a" && $2 != "failed" { print $3 }' "$WORK/results")
+    if [ -n "$x" ] && [ -n "$y" ]; then
+        awk -v x="$x" -v y="$y" -v g="$3" -v l="$4" -v r="$r" 'BEGIN {
+            s = (x > 0) ? y / x : 0
+            printf "%-44s %.2f of the read loop (goal >= %.2f): %s; peak RSS %.1f MiB (goal <= 64): %s\n", l, s, g, (s >= g) ? "met" : "missed", r / 1024, (r / 1024 <= 64) ? "met" : "missed"
+        }'
+    fi
+}
+if [ $RUN_HTTP = 1 ]; then
+    speed_goal b a 0.95 "bulk, default options (b/a):"
+    speed_goal b1 a 0.50 "bulk, --jobs 1 (b1/a):"
+fi
+if [ $RUN_API = 1 ]; then
+    speed_goal ab aa 0.80 "API-dense, default options (ab/aa):"
+    speed_goal ab1 aa 0.50 "API-dense, --jobs 1 (ab1/aa):"
 fi
 if [ $RUN_H2 = 1 ] && [ -n "$(wall_of h2c)" ]; then
     awk -v w="$(wall_of h2c)" -v b="$H2_FILE_BYTES" -v r="$(awk '$1 == "h2c" { print $3 }' "$WORK/results")" 'BEGIN {
@@ -408,6 +454,9 @@ if [ "${BENCH_VERIFY:-1}" != 0 ] && [ $HAS_ANALYZE = 1 ]; then
         # (--same-as only when the cleartext capture of this run is there to compare with.)
         verify "verify HTTPS" --keylog "$TLS_KEYS" --normalize-paths --format json "$TLS_FILE" -- \
             "${TLS_FILE%.pcap}.MANIFEST.json" ${FILE:+--same-as "${FILE%.pcap}.MANIFEST.json"}
+    fi
+    if [ $RUN_API = 1 ]; then
+        verify "verify API" --normalize-paths --format csv "$API_FILE" -- "${API_FILE%.pcap}.MANIFEST.json"
     fi
     if [ $RUN_H2 = 1 ]; then
         # The HTTP/2 groups and summary against the generator's expected totals (the manifest's "http2" object);

@@ -28,9 +28,11 @@ final class HTTPConnectionTap: SessionStage {
     private let builder: ReportBuilder
     private let overhead: OverheadOptions
     private let records: SessionRecords
-    private var counts: [HTTPByteCounts] = []
+    /// Per direction, what `connectionEnded` needs of the parser's counts once the parser is gone: its
+    /// non-HTTP bytes (the parser and its buffers are freed at `finish`, while the connection may linger).
+    private var nonHTTPBytes = PerDirection()
     /// TLS record overhead of stretches in no record (non-HTTP plaintext), per direction.
-    private var framingLeft = [0, 0]
+    private var framingLeft = PerDirection()
     /// Only groups by method or status and record listings show what the joiner fills in.
     private let joins: Bool
     /// Below a decrypting TLS tap: what of each direction reached no plaintext, which the TLS tap sets (and it
@@ -40,12 +42,12 @@ final class HTTPConnectionTap: SessionStage {
 
     struct TLSBelow {
         /// Handshake, change_cipher_spec and alert records.
-        var controlBytes = [0, 0]
+        var controlBytes = PerDirection()
         /// Captured bytes in no readable record.
-        var undecryptedBytes = [0, 0]
+        var undecryptedBytes = PerDirection()
         /// Segment header bytes that came with no plaintext (records after the last application data); set
         /// before `finish`, the two above before `connectionEnded`.
-        var segmentHeaderBytes = [0, 0]
+        var segmentHeaderBytes = PerDirection()
     }
     /// The TCP handshake, for the records of the connection's first exchange (HAR `connect`). Set by the
     /// session (cleartext); a decrypting TLS tap above this one may set it from its own handshake event.
@@ -198,17 +200,21 @@ final class HTTPConnectionTap: SessionStage {
         parser.finish(time: time)
         var batch: [MessageRecord] = []
         joiner.flush { batch.append($0) }
+        // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
+        joiner = HTTPExchangeJoiner()
         records.take(batch)
-        counts = [parser.counts(for: .clientToServer), parser.counts(for: .serverToClient)]
-        builder.summary.nonHTTPBytes += counts[0].nonHTTPBytes + counts[1].nonHTTPBytes
-        builder.summary.tunnelBytes += counts[0].tunnelBytes + counts[1].tunnelBytes
+        let counts = (parser.counts(for: .clientToServer), parser.counts(for: .serverToClient))
+        nonHTTPBytes = PerDirection(counts.0.nonHTTPBytes, counts.1.nonHTTPBytes)
+        builder.summary.nonHTTPBytes += counts.0.nonHTTPBytes + counts.1.nonHTTPBytes
+        builder.summary.tunnelBytes += counts.0.tunnelBytes + counts.1.tunnelBytes
         // Below TLS the plaintext's missing bytes are estimates (a lost record's size less its overhead): the TLS
         // tap counts the stream's.
-        if !decrypted { builder.summary.missingBytes += counts[0].missingBytes + counts[1].missingBytes }
-        framingLeft = [parser.unattributedFramingBytes(for: .clientToServer),
-                       parser.unattributedFramingBytes(for: .serverToClient)]
-        var leftover = [parser.unattributedSegmentHeaderBytes(for: .clientToServer) + tlsBelow.segmentHeaderBytes[0],
-                        parser.unattributedSegmentHeaderBytes(for: .serverToClient) + tlsBelow.segmentHeaderBytes[1]]
+        if !decrypted { builder.summary.missingBytes += counts.0.missingBytes + counts.1.missingBytes }
+        framingLeft = PerDirection(parser.unattributedFramingBytes(for: .clientToServer),
+                                   parser.unattributedFramingBytes(for: .serverToClient))
+        var leftover = PerDirection(
+            parser.unattributedSegmentHeaderBytes(for: .clientToServer) + tlsBelow.segmentHeaderBytes[0],
+            parser.unattributedSegmentHeaderBytes(for: .serverToClient) + tlsBelow.segmentHeaderBytes[1])
         if parser.isHTTP { builder.summary.httpConnections += 1 }
         if let http2 {
             // After an h2c upgrade: the HTTP/1 parser finished its child.
@@ -217,17 +223,18 @@ final class HTTPConnectionTap: SessionStage {
         } else if parser.speaksHTTP2 {
             // The preface without a parser for it (an upgrade this version did not follow): scope note.
             builder.summary.otherProtocolConnections += 1
-        } else if !parser.isHTTP, counts[0].nonHTTPBytes + counts[1].nonHTTPBytes > 0 {
+        } else if !parser.isHTTP, counts.0.nonHTTPBytes + counts.1.nonHTTPBytes > 0 {
             builder.summary.otherProtocolConnections += 1
         }
-        records.streamsEnded(tunnelBytes: [counts[0].tunnelBytes, counts[1].tunnelBytes], leftoverHeaders: leftover)
+        records.streamsEnded(
+            tunnelBytes: PerDirection(counts.0.tunnelBytes, counts.1.tunnelBytes), leftoverHeaders: leftover)
     }
 
     /// Bytes of each direction that an HTTP/2 parser put in no record: control frames (unless `--overhead`
     /// attributes them) and non-HTTP bytes.
-    private var http2Unanalysed = [0, 0]
+    private var http2Unanalysed = PerDirection()
 
-    private func countHTTP2(_ parser: HTTP2ConnectionParser, leftover: inout [Int]) {
+    private func countHTTP2(_ parser: HTTP2ConnectionParser, leftover: inout PerDirection) {
         builder.summary.http2Connections += 1
         builder.summary.http2Streams += parser.streamCount
         for direction in Direction.allCases {
@@ -249,13 +256,15 @@ final class HTTPConnectionTap: SessionStage {
         parser.finish(time: time)
         var batch: [MessageRecord] = []
         joiner.flush { batch.append($0) }
+        // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
+        joiner = HTTPExchangeJoiner()
         records.take(batch)
-        counts = [HTTPByteCounts(), HTTPByteCounts()]
-        framingLeft = [0, 0]
+        nonHTTPBytes = PerDirection()
+        framingLeft = PerDirection()
         var leftover = tlsBelow.segmentHeaderBytes
         if parser.streamCount > 0 { builder.summary.httpConnections += 1 }
         countHTTP2(parser, leftover: &leftover)
-        records.streamsEnded(tunnelBytes: [0, 0], leftoverHeaders: leftover)
+        records.streamsEnded(tunnelBytes: PerDirection(), leftoverHeaders: leftover)
     }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
@@ -268,7 +277,7 @@ final class HTTPConnectionTap: SessionStage {
         for direction in Direction.allCases {
             let d = direction.rawValue
             // Captured payload in no record or tunnel (non-HTTP stretches), and overhead the user did not choose.
-            var unanalysed = counts[d].nonHTTPBytes + http2Unanalysed[d]
+            var unanalysed = nonHTTPBytes[d] + http2Unanalysed[d]
             if decrypted {
                 unanalysed += framingLeft[d] + tlsBelow.undecryptedBytes[d]
                 if !overhead.contains(.handshake) { unanalysed += tlsBelow.controlBytes[d] }

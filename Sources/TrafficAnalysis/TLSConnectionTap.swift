@@ -76,8 +76,8 @@ final class TLSConnectionTap: SessionStage {
     func finish(time: CaptureTime) {
         if !parser.isFinished { parser.finish(time: time) }
         if let decryptor, let http = child.http {
-            http.tlsBelow.segmentHeaderBytes = [decryptor.pendingOverheadBytes(.clientToServer),
-                                                decryptor.pendingOverheadBytes(.serverToClient)]
+            http.tlsBelow.segmentHeaderBytes = PerDirection(decryptor.pendingOverheadBytes(.clientToServer),
+                                                            decryptor.pendingOverheadBytes(.serverToClient))
         }
         decryptor?.finish(time: time)
     }

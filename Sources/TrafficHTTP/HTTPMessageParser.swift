@@ -2,6 +2,12 @@ import TrafficCapture
 import TrafficCodecs
 import TrafficSessions
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One direction's HTTP/1 parser: an explicit state machine (after llhttp) fed in-order bytes, returning
 /// what it found (after NIO's decoders).
 ///
@@ -103,6 +109,13 @@ final class HTTPMessageParser {
     var chunked = ChunkedBodyParser()
     var decoding = HTTPBodyDecoding.identity
     private var lastFieldIsCookie = false
+    /// The last value made of each field whose value a keep-alive connection repeats message after message
+    /// (`Host`, `Content-Type`, the codings): when the bytes are the same, the same `String` is taken again,
+    /// with no allocation and no UTF-8 validation, and records that share it compare by storage when grouped.
+    private var recentHost: String?
+    private var recentContentType: String?
+    private var recentContentEncoding: String?
+    private var recentTransferEncoding: String?
     /// A line of the current head did not fit in `maxKeptHeadBytes`: no later line is kept either, so the
     /// kept head is always a prefix of the head as sent.
     private var headKeptInFull = true
@@ -460,7 +473,28 @@ final class HTTPMessageParser {
             return false
         }
         let value = HTTPBytes.trimmed(UnsafeRawBufferPointer(rebasing: content[(colon + 1)...]))
-        fields.store(name, value: HTTPBytes.string(value))
+        switch name {
+        case .host: fields.store(name, value: Self.reused(&recentHost, value))
+        case .contentType: fields.store(name, value: Self.reused(&recentContentType, value))
+        case .contentEncoding: fields.store(name, value: Self.reused(&recentContentEncoding, value))
+        case .transferEncoding: fields.store(name, value: Self.reused(&recentTransferEncoding, value))
+        default: fields.store(name, value: HTTPBytes.string(value))
+        }
         return false
+    }
+
+    /// `cached` when it holds exactly `bytes` (then it is valid UTF-8 as it stands); else a new string, which
+    /// becomes `cached`.
+    @inline(__always)
+    private static func reused(_ cached: inout String?, _ bytes: UnsafeRawBufferPointer) -> String {
+        if let known = cached, known.utf8.count == bytes.count,
+            known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
+                == true
+        {
+            return known
+        }
+        let made = HTTPBytes.string(bytes)
+        cached = made
+        return made
     }
 }

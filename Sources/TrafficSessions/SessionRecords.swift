@@ -28,17 +28,18 @@ package final class SessionRecords {
     /// Only with `--overhead`: spans of the connection's messages for attributing ACKs and retransmissions.
     private var ledger: OverheadLedger?
     /// Per direction: bytes after a protocol switch, and segment headers in no record; known when the streams end.
-    private var tunnelBytes = [0, 0]
-    private var leftoverHeaders = [0, 0]
+    private var tunnelBytes = PerDirection()
+    private var leftoverHeaders = PerDirection()
     /// HTTP/2 control bytes (`--overhead`): per exchange index and sending direction; nil index for the
     /// connection's own (stream 0, the preface), which go to the first exchange like the TCP handshake.
     private var controlCharges: [OverheadLedger.Entry: (bytes: Int, framing: Int)] = [:]
-    private var connectionControl = [(bytes: 0, framing: 0), (bytes: 0, framing: 0)]
+    private var connectionControlBytes = PerDirection()
+    private var connectionControlFraming = PerDirection()
     /// Records taken so far.
     package private(set) var count = 0
     /// Per direction: a decrypted connection's TLS handshake, change_cipher_spec and alert records, which go
     /// with the TCP handshake to the first exchange (`--overhead handshake`). Set before `connectionEnded`.
-    package var tlsHandshakeBytes = [0, 0]
+    package var tlsHandshakeBytes = PerDirection()
 
     package init(sink: any RecordSink, capture: Int, overhead: OverheadOptions) {
         self.sink = sink
@@ -94,8 +95,8 @@ package final class SessionRecords {
             charge.framing &+= framing
             controlCharges[entry] = charge
         } else {
-            connectionControl[direction.rawValue].bytes &+= bytes
-            connectionControl[direction.rawValue].framing &+= framing
+            connectionControlBytes[direction.rawValue] &+= bytes
+            connectionControlFraming[direction.rawValue] &+= framing
         }
     }
 
@@ -128,7 +129,7 @@ package final class SessionRecords {
 
     /// Both streams have ended: `tunnelBytes` after a switch and `leftoverHeaders` (segment headers of stretches
     /// in no record), per direction. Without `--overhead` the records are final now.
-    package func streamsEnded(tunnelBytes: [Int], leftoverHeaders: [Int]) {
+    package func streamsEnded(tunnelBytes: PerDirection, leftoverHeaders: PerDirection) {
         self.tunnelBytes = tunnelBytes
         self.leftoverHeaders = leftoverHeaders
         if overhead.isEmpty {
@@ -184,7 +185,10 @@ package final class SessionRecords {
             lost += ledger?.unsettledBytes ?? 0
         }
         var charges = Array(controlCharges.map { ($0.key.index, $0.key.direction, $0.value) })
-        for direction in Direction.allCases { charges.append((first, direction, connectionControl[direction.rawValue])) }
+        for direction in Direction.allCases {
+            let d = direction.rawValue
+            charges.append((first, direction, (bytes: connectionControlBytes[d], framing: connectionControlFraming[d])))
+        }
         for (index, direction, charge) in charges where charge.bytes | charge.framing != 0 {
             if let target = slot(index, direction) {
                 credit(target) {
@@ -196,7 +200,8 @@ package final class SessionRecords {
             }
         }
         controlCharges = [:]
-        connectionControl = [(0, 0), (0, 0)]
+        connectionControlBytes = PerDirection()
+        connectionControlFraming = PerDirection()
         for direction in Direction.allCases {
             let stats = summary[direction]
             if overhead.contains(.handshake) {

@@ -35,6 +35,10 @@ struct TrafficModel {
         /// while about a third of the bytes are in the few downloads and uploads.
         var weight: Int { [8000, 500, 450, 1000, 15, 20][rawValue] }
         var exchanges: ClosedRange<Int> { [2...12, 1...3, 2...8, 1...6, 1...2, 1...2][rawValue] }
+        /// `--api`: app traffic, many short keep-alive connections of small JSON calls (1–15 on the API host), no
+        /// downloads, and only a few uploads and static files, so that the cost per message, not per byte, decides.
+        var apiWeight: Int { [8000, 900, 400, 1200, 0, 40][rawValue] }
+        var apiExchanges: ClosedRange<Int> { [1...15, 1...3, 1...4, 1...6, 1...2, 1...2][rawValue] }
     }
 
     private static let userAgents = [
@@ -56,10 +60,13 @@ struct TrafficModel {
     let quic: Bool
     private var quicGenerator: SeededGenerator
     let quicStats = QUICStats()
+    /// `--api`: the API-dense mix of services (`Service.apiWeight`), as HTTP/1.1 in cleartext.
+    let api: Bool
     private var clients: [Client]
     private(set) var manifest = Manifest()
 
-    init(seed: UInt64, clientCount: Int = 2000, http2: Bool = false, quic: Bool = false) {
+    init(seed: UInt64, clientCount: Int = 2000, http2: Bool = false, quic: Bool = false, api: Bool = false) {
+        self.api = api
         self.http2 = http2 || quic
         self.quic = quic
         quicGenerator = SeededGenerator(seed: seed ^ 0x5155_4943_5155_4943)
@@ -89,12 +96,13 @@ struct TrafficModel {
 
     /// Plans the next connection, starting at `time` (microseconds since the epoch).
     mutating func makeConnection(time: UInt64) -> SimulatedConnection {
-        let service = Service(rawValue: generator.weighted(Service.allCases.map(\.weight)))!
+        let service = Service(
+            rawValue: generator.weighted(Service.allCases.map { api ? $0.apiWeight : $0.weight }))!
         let clientIndex = generator.int(0...clients.count - 1)
         let port = clients[clientIndex].nextPort
         clients[clientIndex].nextPort = port >= 60999 ? 32768 : port + 1
         let client = clients[clientIndex]
-        let count = generator.int(service.exchanges)
+        let count = generator.int(api ? service.apiExchanges : service.exchanges)
         let serverCloses = generator.chance(0.15)
         let date = httpDate(secondsSinceEpoch: time / 1_000_000)
         var exchanges: [SimulatedConnection.Exchange] = []

@@ -7,7 +7,7 @@
 // traffic-bench-gen: writes a deterministic benchmark capture of HTTP/1.1 traffic and its manifest.
 //
 // Usage: traffic-bench-gen [--size 1GiB] [--seed 1] [--concurrency 64] [--manifest PATH]
-//                          [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH]] OUTPUT.pcap
+//                          [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH] | --api] OUTPUT.pcap
 //
 // Connections are planned until their bytes reach --size; every planned connection is played to
 // its end, so the file is larger than asked by less than one connection.
@@ -27,6 +27,10 @@
 // planned connection (see SimulatedQUIC), and the NSS key log of their handshake and 1-RTT secrets (default: next to
 // the capture, `.pcap` → `.keylog`). The manifest has the HTTP/3 record sizes and a "quic" object of expected totals
 // (UDP payload per direction and host, connections, streams), also printed as one line.
+//
+// --api writes an API-dense cleartext HTTP/1.1 capture instead: mostly short keep-alive connections (1–15
+// exchanges) of small JSON calls, tokens, event batches and a few uploads, with no downloads, so that there are
+// several times more messages per byte than in the default mix. Its manifest is the cleartext one.
 
 struct Arguments {
     var size = 1 << 30
@@ -38,6 +42,7 @@ struct Arguments {
     var keyLog: String?
     var http2 = false
     var quic = false
+    var api = false
 
     init(_ arguments: [String]) throws(GeneratorError) {
         var index = 0
@@ -63,9 +68,10 @@ struct Arguments {
             case "--keylog": keyLog = try value()
             case "--h2": http2 = true
             case "--quic": quic = true
+            case "--api": api = true
             case "-h", "--help":
                 print(
-                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH]] OUTPUT.pcap"
+                    "usage: traffic-bench-gen [--size 1GiB] [--seed N] [--concurrency N] [--manifest PATH] [--tls [--keylog PATH] | --h2 | --quic [--keylog PATH] | --api] OUTPUT.pcap"
                 )
                 exit(0)
             default:
@@ -78,8 +84,8 @@ struct Arguments {
         }
         guard !output.isEmpty else { throw .badArgument("give the output file") }
         guard keyLog == nil || tls || quic else { throw .badArgument("--keylog goes with --tls or --quic") }
-        guard [tls, http2, quic].filter({ $0 }).count <= 1 else {
-            throw .badArgument("--tls, --h2 and --quic are variants of their own: give one")
+        guard [tls, http2, quic, api].filter({ $0 }).count <= 1 else {
+            throw .badArgument("--tls, --h2, --quic and --api are variants of their own: give one")
         }
         guard !(tls && http2) else { throw .badArgument("--h2 writes cleartext HTTP/2 (h2c): not with --tls") }
     }
@@ -103,7 +109,7 @@ func run() throws(GeneratorError) {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
 
-    var model = TrafficModel(seed: arguments.seed, http2: arguments.http2, quic: arguments.quic)
+    var model = TrafficModel(seed: arguments.seed, http2: arguments.http2, quic: arguments.quic, api: arguments.api)
     let writer = try PcapWriter(path: arguments.output)
     // 2024-03-01T12:00:00Z.
     let firstTime: UInt64 = 1_709_294_400_000_000

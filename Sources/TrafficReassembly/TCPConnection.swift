@@ -304,7 +304,7 @@ final class TCPConnection {
         // Hold back every fresh range but one starting at `next`, which goes straight from the packet. The
         // frame's header bytes travel with its first captured piece only, so they are attributed once.
         var overheadCarried = false
-        if let first = fresh.first, first.lowerBound == next, next < capturedEnd { overheadCarried = true }
+        if !waits, let first = fresh.first, first.lowerBound == next, next < capturedEnd { overheadCarried = true }
         for range in fresh {
             for (piece, isData) in [(range.clamped(to: offset..<capturedEnd), true),
                                     (range.clamped(to: capturedEnd..<end), false)] where !piece.isEmpty {

@@ -168,6 +168,13 @@ if [ $HAS_ANALYZE = 1 ]; then
     fi
     if has_option --overhead; then measure c "$TRAFFIC" analyze --overhead all "$FILE"; else na c; fi
     if has_option --messages; then measure d "$TRAFFIC" analyze --messages --format csv "$FILE"; else na d; fi
+    # NDJSON (issue 27): records streamed; its memory must stay flat, so it is measured on 100 MiB too.
+    if "$TRAFFIC" analyze --help 2>/dev/null | grep ndjson >/dev/null; then
+        measure nd "$TRAFFIC" analyze --format ndjson "$FILE"
+        SMALL_FILE=$(capture_for 100MiB)
+        SMALL_FILE_BYTES=$(stat -c %s "$SMALL_FILE")
+        measure nds "$TRAFFIC" analyze --format ndjson "$SMALL_FILE"
+    fi
 else
     B_LABEL="traffic connections (stand-in)"
     measure b "$TRAFFIC" connections "$FILE"
@@ -276,6 +283,8 @@ describe() {
     n2) echo "$B_LABEL --jobs 2 --normalize-paths" ;;
     c) echo "traffic analyze --overhead all" ;;
     d) echo "traffic analyze --messages --format csv" ;;
+    nd) echo "traffic analyze --format ndjson" ;;
+    nds) echo "traffic analyze --format ndjson (100 MiB capture)" ;;
     e) echo "tshark -q -z http,tree" ;;
     h) echo "HTTPS: traffic analyze --keylog" ;;
     h1) echo "HTTPS: traffic analyze --keylog --jobs 1" ;;
@@ -364,6 +373,13 @@ speed_goal() {
 if [ $RUN_HTTP = 1 ]; then
     speed_goal b a 0.95 "bulk, default options (b/a):"
     speed_goal b1 a 0.50 "bulk, --jobs 1 (b1/a):"
+fi
+if [ -n "$(wall_of nd)" ]; then
+    awk -v w="$(wall_of nd)" -v b="$FILE_BYTES" -v r="$(awk '$1 == "nd" { print $3 }' "$WORK/results")" \
+        -v rs="$(awk '$1 == "nds" { print $3 }' "$WORK/results")" -v ws="$(wall_of nds)" -v bs="${SMALL_FILE_BYTES:-0}" 'BEGIN {
+        m = b / w / 1e6
+        printf "nd (NDJSON, default options): %.0f MB/s (goal >= 1000): %s; peak RSS %.1f MiB vs %.1f MiB on 100 MiB (%.0f MB/s there): %s\n", m, (m >= 1000) ? "met" : "missed", r / 1024, rs / 1024, (ws > 0 ? bs / ws / 1e6 : 0), (r <= rs * 1.15 + 4096) ? "flat" : "grows"
+    }'
 fi
 if [ $RUN_API = 1 ]; then
     speed_goal ab aa 0.80 "API-dense, default options (ab/aa):"

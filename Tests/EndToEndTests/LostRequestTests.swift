@@ -51,7 +51,7 @@ import Testing
             let swapped = try records("samples/http-response-first.pcap", ["--jobs", jobs])
             let basic = try records("samples/http-basic.pcap", ["--jobs", jobs])
             #expect(swapped.map { "\($0)" } == basic.map { "\($0)" })
-            #expect(swapped.allSatisfy(\.paired))
+            #expect(swapped.allSatisfy { $0.paired })
         }
     }
 }

@@ -25,7 +25,7 @@ import Testing
     /// after it pair as in the whole capture. Before issue 24 every response after the hole was `(unknown)`.
     @Test func responsesAfterLostRequestsPairWithTheirOwnRequests() throws {
         for jobs in ["1", "2"] {
-            let rows = try records("samples/http-lost-requests.pcap", ["--jobs", jobs])
+            let rows = try records("samples/pairing/http-lost-requests.pcap", ["--jobs", jobs])
             let summary = rows.map { "\($0.kind) \($0.path) \($0.status.map(String.init) ?? "-") \($0.paired) \($0.flags) \($0.bytes)" }
             #expect(summary == [
                 "request /index.html 200 true [] 83", "response /index.html 200 true [] 776",
@@ -37,7 +37,7 @@ import Testing
                 "response (unknown) 304 false [\"request_lost\"] 180", "response (unknown) 404 false [\"request_lost\"] 308",
             ], "jobs \(jobs)")
         }
-        let report = try Harness.json(try Harness.run(["analyze", "--format", "json", "samples/http-lost-requests.pcap"]).stdout)
+        let report = try Harness.json(try Harness.run(["analyze", "--format", "json", "samples/pairing/http-lost-requests.pcap"]).stdout)
         let summary = try #require(report["summary"] as? [String: Any])
         #expect(summary["missing_bytes"] as? Int == 133 + 85)
         #expect(summary["unpaired_responses"] as? Int == 2)
@@ -48,7 +48,7 @@ import Testing
     /// byte is there, so every record is http-basic's.
     @Test func aResponseCapturedBeforeItsRequestStillPairs() throws {
         for jobs in ["1", "2"] {
-            let swapped = try records("samples/http-response-first.pcap", ["--jobs", jobs])
+            let swapped = try records("samples/pairing/http-response-first.pcap", ["--jobs", jobs])
             let basic = try records("samples/http-basic.pcap", ["--jobs", jobs])
             #expect(swapped.map { "\($0)" } == basic.map { "\($0)" })
             #expect(swapped.allSatisfy { $0.paired })

@@ -15,10 +15,10 @@ import Testing
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// Every capture under samples/ (top level, tunnels, malformed), as paths from the package root.
+    /// Every capture under samples/ (top level, tunnels, pairing, malformed), as paths from the package root.
     static func allSamples() -> [String] {
         var paths: [String] = []
-        for folder in ["samples", "samples/tunnels", "samples/malformed"] {
+        for folder in ["samples", "samples/tunnels", "samples/pairing", "samples/malformed"] {
             let names = (try? FileManager.default.contentsOfDirectory(
                 atPath: Harness.packageRoot.appendingPathComponent(folder).path)) ?? []
             for name in names.sorted() where name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") || name.hasSuffix(".gz") {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 24 item 3 samples, mangled from samples/http-basic.pcap (8 keep-alive exchanges on one connection):
+"""Issue 24 item 3 samples (samples/pairing/), mangled from samples/http-basic.pcap (8 keep-alive exchanges on one connection):
 
 - http-lost-requests.pcap: frames 13 and 15 removed, the whole requests `GET /index.html` (the conditional one,
   answered 304) and `GET /missing.html` (404). The server's ACKs show it had them: its 304 and 404 answer requests
@@ -12,7 +12,7 @@ import struct, sys
 from pathlib import Path
 
 here = Path(__file__).resolve().parent
-data = (here / "http-basic.pcap").read_bytes()
+data = (here.parent / "http-basic.pcap").read_bytes()
 header, records, offset = data[:24], [], 24
 endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
 while offset < len(data):

@@ -23,21 +23,11 @@ enum HARTools {
     }
 
     static func runCheck(_ extra: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Harness.packageRoot.appendingPathComponent("scripts/har-check.py").path,
-            "--traffic", Harness.binary.path,
-            "--schema", Harness.packageRoot.appendingPathComponent("Tests/Schemas/har-1.2.schema.json").path,
-        ] + extra.map { "--extra=\($0)" } + (try captures())
-        process.currentDirectoryURL = Harness.packageRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try Harness.runPython(
+            "scripts/har-check.py",
+            ["--traffic", Harness.binary.path,
+             "--schema", Harness.packageRoot.appendingPathComponent("Tests/Schemas/har-1.2.schema.json").path]
+                + extra.map { "--extra=\($0)" } + (try captures()))
     }
 
     /// Every sample: valid against the HAR 1.2 schema written from the spec (Tests/Schemas), loaded by haralyzer,

@@ -19,22 +19,11 @@ struct HTMLReportBrowserTests {
     @Test func samplesRenderAndBehaveInChromium() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("traffic-html-\(getpid())")
         defer { try? FileManager.default.removeItem(at: out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Harness.packageRoot.appendingPathComponent("scripts/html-report-check.py").path,
-            "--traffic", Harness.binary.path, "--out", out.path,
-        ]
-        process.currentDirectoryURL = Harness.packageRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, output) = try Harness.runPython(
+            "scripts/html-report-check.py", ["--traffic", Harness.binary.path, "--out", out.path])
         let failures = output.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
-        #expect(process.terminationStatus == 0, "html-report-check.py exited \(process.terminationStatus):\n\(output)")
+        #expect(status == 0, "html-report-check.py exited \(status):\n\(output)")
         // Every sample was checked: one `ok` line per capture, plus the bounded run (--top 2), the check and the diff page.
         let samples = try FileManager.default.contentsOfDirectory(atPath: Harness.samples.path).filter { $0.hasSuffix(".pcap") }
         let passed = output.split(separator: "\n").filter { $0.hasPrefix("ok ") }

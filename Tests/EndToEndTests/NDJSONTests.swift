@@ -6,17 +6,8 @@ import Testing
 /// multisets by scripts/ndjson-check.py (the order of lines may vary with several jobs).
 @Suite struct NDJSONTests {
     func check(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "scripts/ndjson-check.py", Harness.binary.path] + arguments
-        process.currentDirectoryURL = Harness.packageRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try Harness.runPython("scripts/ndjson-check.py", [Harness.binary.path] + arguments)
+        #expect(status == 0, "\(output)")
         return output
     }
 

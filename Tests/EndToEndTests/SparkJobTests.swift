@@ -7,24 +7,13 @@ import Testing
 /// script prints `SKIP: <reason>` and exits 0; the reason is printed here so that it shows in the test output.
 @Suite struct SparkJobTests {
     @Test func sparkJobEqualsMergeOfPerCaptureReports() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Harness.packageRoot.appendingPathComponent("scripts/spark/test_traffic_job.py").path,
-            "--traffic", Harness.binary.path,
-        ]
-        process.currentDirectoryURL = Harness.packageRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, output) = try Harness.runPython(
+            "scripts/spark/test_traffic_job.py", ["--traffic", Harness.binary.path])
         let lines = output.split(separator: "\n")
         for line in lines where line.hasPrefix("SKIP:") { print("SparkJobTests: \(line)") }
         let failures = lines.filter { $0.hasPrefix("FAIL") }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
-        #expect(process.terminationStatus == 0, "test_traffic_job.py exited \(process.terminationStatus):\n\(output)")
+        #expect(status == 0, "test_traffic_job.py exited \(status):\n\(output)")
         if !lines.contains(where: { $0.hasPrefix("SKIP:") }) {
             // The Spark run happened: its timings are worth seeing in the test log.
             for line in lines where line.hasPrefix("ok spark-submit") || line.hasPrefix("ok Spark job") {

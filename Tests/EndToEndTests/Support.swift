@@ -132,6 +132,22 @@ enum Harness {
         }
     }
 
+    /// Runs `python3 SCRIPT ARGUMENTS` from the package root (a checking script of scripts/); its exit status and
+    /// its stdout and stderr together.
+    static func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", packageRoot.appendingPathComponent(script).path] + arguments
+        process.currentDirectoryURL = packageRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// Whether `python3 -c "import MODULES"` succeeds (optional test tools: Playwright, jsonschema, haralyzer).
     static func pythonCanImport(_ modules: String) -> Bool {
         let process = Process()

@@ -1,5 +1,5 @@
-import Synchronization
 import TrafficAggregation
+import TrafficConcurrency
 import TrafficSessions
 
 /// Gives the records of a sharded capture (`--jobs` ≥ 2) their capture-wide connection numbers while the capture
@@ -33,17 +33,26 @@ final class ShardRecordNumbering: Sendable {
         var nextChunk = 0
     }
 
-    private let state: Mutex<State>
+    /// Guarded by `lock`: a pthread mutex (`ThreadCondition`), which ThreadSanitizer follows (it does not see the
+    /// futex of `Synchronization.Mutex`, and reported every access under it as a race).
+    nonisolated(unsafe) private var state: State
+    private let lock = ThreadCondition()
     private let stream: any RecordStream
 
     init(shards: Int, stream: any RecordStream) {
         self.stream = stream
-        state = Mutex(State(firstPackets: Array(repeating: [], count: shards), progress: Array(repeating: 0, count: shards)))
+        state = State(firstPackets: Array(repeating: [], count: shards), progress: Array(repeating: 0, count: shards))
+    }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 
     /// A shard's connection `local` began at `firstPacket` (called as the shard makes it, numbers in order).
     func connectionStarted(shard: Int, local: Int, firstPacket: Int) {
-        state.withLock { state in
+        withState { state in
             // Numbers come in order from one reassembler; a gap would leave a connection uncounted.
             precondition(local == state.firstPackets[shard].count, "connections numbered in order")
             state.firstPackets[shard].append(firstPacket)
@@ -52,7 +61,7 @@ final class ShardRecordNumbering: Sendable {
 
     /// A shard's encoded records, with the shard's connection numbers.
     func records(_ lines: StreamedLines, shard: Int) {
-        let ready = state.withLock { state -> StreamedLines in
+        let ready = withState { state -> StreamedLines in
             let chunk = state.nextChunk
             state.nextChunk += 1
             state.chunks[chunk] = (lines, lines.count)
@@ -68,7 +77,7 @@ final class ShardRecordNumbering: Sendable {
 
     /// Shard `shard` has processed every one of its packets below `position`.
     func advance(shard: Int, to position: Int) {
-        let ready = state.withLock { state -> StreamedLines in
+        let ready = withState { state -> StreamedLines in
             guard position > state.progress[shard] else { return StreamedLines() }
             state.progress[shard] = position
             return state.pending.isEmpty ? StreamedLines() : Self.release(&state, all: false)
@@ -78,7 +87,7 @@ final class ShardRecordNumbering: Sendable {
 
     /// Every shard is done: the rest are numbered and written.
     func finish() {
-        let ready = state.withLock { state in Self.release(&state, all: true) }
+        let ready = withState { state in Self.release(&state, all: true) }
         if !ready.isEmpty { stream.write(ready) }
     }
 

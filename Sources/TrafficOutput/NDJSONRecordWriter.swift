@@ -1,6 +1,6 @@
-import Synchronization
 import TrafficAggregation
 import TrafficCapture
+import TrafficConcurrency
 import TrafficSessions
 
 /// `--format ndjson`: every record as one line of JSON (the `--messages` JSON fields, with `capture` first),
@@ -10,12 +10,9 @@ import TrafficSessions
 public final class NDJSONRecordWriter: RecordStream {
     /// Per capture, the start of its lines: `{"capture":"PATH","connection":`.
     private let heads: [[UInt8]]
-    private let sink: Mutex<ByteSinkBox>
-
-    /// A `ByteSink` used only under the lock.
-    private struct ByteSinkBox: @unchecked Sendable {
-        var write: ByteSink
-    }
+    /// Called only under `lock` (a pthread mutex, which ThreadSanitizer follows).
+    nonisolated(unsafe) private let sink: ByteSink
+    private let lock = ThreadCondition()
 
     /// `write` receives whole lines, one call at a time.
     public init(capturePaths: [String], write: @escaping ByteSink) {
@@ -25,7 +22,7 @@ public final class NDJSONRecordWriter: RecordStream {
             head += Array(",\"connection\":".utf8)
             return head
         }
-        sink = Mutex(ByteSinkBox(write: write))
+        sink = write
     }
 
     public func encodeTail(of record: MessageRecord, to bytes: inout [UInt8]) {
@@ -45,7 +42,9 @@ public final class NDJSONRecordWriter: RecordStream {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: tails[lines.tail(i)]))
             }
         }
-        sink.withLock { box in out.withUnsafeBytes(box.write) }
+        lock.lock()
+        out.withUnsafeBytes(sink)
+        lock.unlock()
     }
 
     /// The keys after `connection`, each with its comma and colon (`,"index":`), in `MessageFields`' order: the

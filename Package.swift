@@ -174,7 +174,9 @@ let package = Package(
             dependencies: ["TrafficSessions", "TrafficHTTP", "TrafficCapture", "TrafficWire", "TrafficReassembly"]),
         .testTarget(
             name: "TrafficAnalysisTests",
-            dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficSessions", "TrafficTestSupport"]),
+            dependencies: [
+                "TrafficAggregation", "TrafficAnalysis", "TrafficConcurrency", "TrafficSessions", "TrafficTestSupport",
+            ]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficMerge"]),

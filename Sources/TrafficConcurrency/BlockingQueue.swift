@@ -1,7 +1,10 @@
 /// A FIFO between two threads; `pop` blocks until an item arrives or the queue is closed and empty. With a
 /// `capacity`, `push` blocks while that many items wait (the reader sets the pace, memory stays bounded).
 package final class BlockingQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    /// `items[head...]` wait; the slots before `head` are emptied as they are popped. A queue whose reader
+    /// never quite catches up (the report's group prefetch: JSON made slower than the merge reads) never runs
+    /// empty, and kept every batch it ever carried until the end: 23 MiB of 96 000 groups on the 1 GiB API bench.
+    private var items: [Element?] = []
     private var head = 0
     private var closed = false
     /// Set by the reader when it stops reading: pushes are refused from then on.
@@ -47,14 +50,18 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
             if closed { return nil }
             condition.wait()
         }
-        let item = items[head]
+        let item = items[head].take()
         head += 1
         if head == items.count {
             items.removeAll(keepingCapacity: true)
             head = 0
+        } else if head >= 64, head * 2 >= items.count {
+            // Amortised O(1): the emptied slots go once they are the larger part.
+            items.removeFirst(head)
+            head = 0
         }
         // A writer may be waiting for room.
         if capacity != .max { condition.broadcast() }
-        return item
+        return item!
     }
 }

@@ -30,6 +30,9 @@ public final class ContentDecoder {
     private var outcome: ContentDecodingResult?
     /// A lone gzip body held back for the trailer shortcut; nil once inflating (or never eligible).
     private var held: [UInt8]?
+    /// The codings of a held body, made into `stages` only if it must be inflated after all: most gzip
+    /// bodies never are, and the stage list, the gzip stage and their arrays cost more than reading the trailer.
+    private var deferredCodings: [ContentCoding]?
 
     /// RFC 1952 §2.3.1: ISIZE is the decoded size modulo 2^32, and deflate expands at most 1032:1, so
     /// a member under 2^32 / 1032 compressed bytes has an ISIZE that is its exact decoded size.
@@ -39,6 +42,27 @@ public final class ContentDecoder {
     public init(codings: [ContentCoding], scratch: DecodingScratch, limits: ContentDecodingLimits = .init()) {
         self.scratch = scratch
         self.maxDecodedBytes = max(0, limits.maxDecodedBytes)
+        // Inflating is most of the cost of a run; a lone gzip coding's trailer states the size. The body
+        // is held (bounded per body and per worker) so that it can still be inflated when the shortcut
+        // cannot be exact. It assumes one gzip member, as HTTP servers send; --verify-decoding inflates all.
+        var applied = 0
+        var loneGzip = true
+        for coding in codings where coding != .identity {
+            applied += 1
+            if coding != .gzip { loneGzip = false }
+        }
+        if limits.useGzipTrailer, applied == 1, loneGzip {
+            held = scratch.takeBodyBuffer()
+            deferredCodings = codings
+            stages = []
+            return
+        }
+        stages = []
+        makeStages(codings)
+    }
+
+    /// `stages` for `codings`, innermost first; a failure when there are too many.
+    private func makeStages(_ codings: [ContentCoding]) {
         var stages: [any DecodingStage] = []
         for coding in codings.reversed() {
             switch coding {
@@ -55,10 +79,6 @@ public final class ContentDecoder {
         } else {
             self.stages = stages
         }
-        // Inflating is most of the cost of a run; a lone gzip coding's trailer states the size. The body
-        // is held (bounded per body and per worker) so that it can still be inflated when the shortcut
-        // cannot be exact. It assumes one gzip member, as HTTP servers send; --verify-decoding inflates all.
-        if limits.useGzipTrailer, codings.filter({ $0 != .identity }) == [.gzip] { held = scratch.takeBodyBuffer() }
     }
 
     /// Feeds the next encoded bytes. Cheap to call with tiny buffers. After a failure further input is ignored.
@@ -121,6 +141,7 @@ public final class ContentDecoder {
     private func inflateHeld() {
         guard var body = held.take() else { return }
         scratch.retainedBytes -= body.count
+        if let codings = deferredCodings.take() { makeStages(codings) }
         if !body.isEmpty { body.withUnsafeBytes { _ = push($0, into: 0) } }
         scratch.recycleBodyBuffer(&body)
     }

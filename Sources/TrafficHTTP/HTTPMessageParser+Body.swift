@@ -113,9 +113,11 @@ extension HTTPMessageParser {
 
     /// Ends the current message in place; the direction goes back to a message boundary.
     func finishMessage(truncated: Bool) {
-        record.contentType = fields.contentType
-        record.contentEncoding = fields.contentEncoding
-        record.transferEncoding = fields.transferEncoding
+        // Moved, not copied (the fields are cleared at the next message start anyway): a copy retained each
+        // string and released the record's nil, three atomic pairs a message.
+        swap(&record.contentType, &fields.contentType)
+        swap(&record.contentEncoding, &fields.contentEncoding)
+        swap(&record.transferEncoding, &fields.transferEncoding)
         decoding.finish(into: &record, truncated: truncated)
         decoding = .identity
         inMessage = false

@@ -101,7 +101,7 @@ final class HTTPMessageParser {
     /// `record` equals the template (`takeRecord` left one): the next message need not restart it.
     /// Whoever writes `record` outside a message, or leaves a finished message in it, must clear it.
     var recordIsFresh = true
-    private(set) var fields = HTTPHeadFields()
+    var fields = HTTPHeadFields()
     var inMessage = false
     /// Whether `.head` was returned for the current message (the caller has given it an identity).
     var headDelivered = false

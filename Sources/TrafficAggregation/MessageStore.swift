@@ -14,6 +14,11 @@ package struct MessageStore {
     /// Reused for every run written: the bytes of one run.
     private var spillBytes: [UInt8] = []
     package private(set) var count = 0
+    /// About how much memory `pending` holds: a run is also written once it reaches `runBytes`. HAR keeps each
+    /// message's head (and with `--har-bodies` request bodies): 16 384 records with their heads were 20 MiB a
+    /// store, and a run of shards holds one store per shard and one more.
+    private var pendingBytes = 0
+    private static let runBytes = 6 << 20
     /// Set when records could not be written to a temporary file and stay in memory instead.
     package private(set) var warning: String?
 
@@ -28,12 +33,14 @@ package struct MessageStore {
     package mutating func append(_ entry: Entry) {
         pending.append(entry)
         count += 1
-        if pending.count >= runLength, !spoolFailed { spill() }
+        pendingBytes &+= MemoryLayout<Entry>.stride &+ entry.record.head.count &+ entry.record.body.count
+        if pending.count >= runLength || pendingBytes >= Self.runBytes, !spoolFailed { spill() }
     }
 
     /// Sorts the pending records and writes them out as one run (or keeps them as a run in memory when the
     /// temporary file cannot be made or written).
     private mutating func spill() {
+        pendingBytes = 0
         if spool == nil, !spoolFailed {
             spool = RecordSpool(directory: directory)
             if spool == nil { fail("cannot create a temporary file in \(directory ?? RecordSpool.defaultDirectory)") }
@@ -87,6 +94,7 @@ package struct MessageStore {
         if let warning = shard.warning { self.warning = warning }
         let pending = shard.pending
         shard.pending = []
+        shard.pendingBytes = 0
         shard.count = 0
         for entry in pending { append(MessageRun.renumber(entry, capture: capture, renumber)) }
     }

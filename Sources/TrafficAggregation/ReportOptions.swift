@@ -16,7 +16,8 @@ public struct ReportOptions: Sendable {
     public var keepRequestBodies = false
     public var keptBodyLimit = 1 << 20
     /// Kept records are sorted in runs of this many and written to a temporary file, so that memory does
-    /// not grow with the capture (a run of 16384 records is a few MiB).
+    /// not grow with the capture (a run of 16384 records is a few MiB; runs of records with large heads or bodies,
+    /// as HAR keeps them, are written sooner: `MessageStore` caps a run at about 6 MiB).
     public var messageRunLength = 16_384
     /// Groups a report keeps in memory (per worker): beyond that they are written to a temporary file in
     /// sorted runs and merged when the report is read, so that memory does not grow with the number of

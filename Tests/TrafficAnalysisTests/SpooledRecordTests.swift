@@ -136,6 +136,26 @@ import TrafficSessions
         #expect(garbled.count == 0 && garbled.failure?.contains("damaged") == true)
     }
 
+    /// Records with large heads (HAR) are written out by bytes, not only by count: memory holds a few MiB of
+    /// records, not a whole run of them. The list still comes back in order.
+    @Test func largeHeadsAreWrittenOutBeforeTheRunIsFull() {
+        var store = MessageStore(runLength: 1_000_000)
+        var record = Self.records[0]
+        record.head = [UInt8](repeating: 0x41, count: 256 << 10)
+        for index in (1...40).reversed() {
+            record.index = index
+            store.append((0, record))
+        }
+        let list = store.finish()
+        guard case .runs(let runs) = list.storage else {
+            Issue.record("10 MiB of heads stayed in memory")
+            return
+        }
+        #expect(runs.count >= 2)
+        #expect(Array(list).map(\.record.index) == Array(1...40))
+        #expect(Array(list).allSatisfy { $0.record.head.count == 256 << 10 })
+    }
+
     @Test func damagedBytesAreRejected() {
         var bytes: [UInt8] = []
         SpooledRecord.append((0, Self.records[1]), to: &bytes)

@@ -218,9 +218,19 @@ package final class ReportBuilder {
             probe[i] = key(for: field, record: record, capture: capture, paths: options.paths)
         }
         lastSlot = groups.slot(for: probe)
-        last = KeyInputs(
-            host: record.host, path: record.path, method: record.method, status: record.status,
-            contentType: record.contentType, connection: record.connection, capture: capture)
+        // Only the fields grouped by are compared, so only they are kept: each other string kept was a retain
+        // and a release per new key.
+        for field in options.groupBy {
+            switch field {
+            case .host: last.host = record.host
+            case .path: last.path = record.path
+            case .method: last.method = record.method
+            case .status: last.status = record.status
+            case .contentType: last.contentType = record.contentType
+            case .connection: last.connection = record.connection
+            case .capture: last.capture = capture
+            }
+        }
         return lastSlot
     }
 

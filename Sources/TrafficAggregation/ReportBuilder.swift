@@ -404,27 +404,28 @@ package final class ReportBuilder {
         if let failure = a.failure ?? b.failure, groupWarning == nil { groupWarning = "\(failure); groups are kept in memory" }
         var counter = a.counter
         if let other = b.counter { counter?.add(other) }
-        let storage: ReportGroups.Storage
-        switch (a.storage, b.storage) {
-        case (.memory(let x), .memory(let y)) where x.count + y.count <= runLength:
+        var storage: ReportGroups.Storage = .runs(a.sorted.runs + b.sorted.runs)
+        if a.count + b.count <= runLength, case .memory(let x, _) = a.sorted, case .memory(let y, _) = b.sorted {
             // Few groups after all (keys repeated across runs): sorted in memory like a small report.
-            var rows = x + y
-            ReportOrderRuns.sort(&rows)
-            storage = .memory(rows)
-        default:
-            storage = .runs(a.storage.runs + b.storage.runs)
+            if var rows = ReportOrderRuns.decode(x), let more = ReportOrderRuns.decode(y) {
+                rows += more
+                ReportOrderRuns.sort(&rows)
+                storage = .memory(rows)
+            } else {
+                status.fail("a damaged group in memory")
+            }
         }
         return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
     }
 
     private final class HalfResult: @unchecked Sendable {
-        var value: (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?)?
+        var value: (sorted: ReportOrderRuns.Sorted, count: Int, counter: NormalizedKeyCounter?, failure: String?)?
     }
 
     /// Merges `runs` (sorted by hash and keys) adding up equal keys, and sorts the groups into report order.
     private static func aggregate(
         _ runs: [GroupRun], status: SpoolReadStatus, runLength: Int, spool: RecordSpool?, normalizedColumn: Int?
-    ) -> (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?) {
+    ) -> (sorted: ReportOrderRuns.Sorted, count: Int, counter: NormalizedKeyCounter?, failure: String?) {
         var merging = GroupRunMerge(runs, order: .aggregation, status: status)
         var counter = normalizedColumn.map { NormalizedKeyCounter(pathColumn: $0) }
         var sorted = ReportOrderRuns(runLength: runLength, spool: spool)

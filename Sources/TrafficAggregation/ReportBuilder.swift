@@ -431,18 +431,27 @@ package final class ReportBuilder {
         var sorted = ReportOrderRuns(runLength: runLength, spool: spool)
         var count = 0
         var key: [UInt8] = []
+        var stored: [UInt8] = []
         while let head = merging.top {
-            // The head's bytes are the run's until it advances: the key is copied to compare the next ones.
+            // The head's bytes are the run's until it advances: its key and totals are copied to compare the
+            // next ones. A key in one run only (most of them) goes on with its totals as they are stored.
             key.removeAll(keepingCapacity: true)
             key.append(contentsOf: head.keyBytes)
-            var totals = head.totals
+            stored.removeAll(keepingCapacity: true)
+            stored.append(contentsOf: head.totalsBytes)
+            let hash = head.hash, totalBytes = head.totalBytes
             merging.advance()
             key.withUnsafeBytes { key in
-                while let next = merging.top, next.hash == head.hash, GroupKeyBytes.equal(next.keyBytes, key) {
+                counter?.add(keyBytes: key)
+                guard let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) else {
+                    stored.withUnsafeBytes { sorted.add(keyBytes: key, totalsBytes: $0, totalBytes: totalBytes) }
+                    return
+                }
+                var totals = stored.withUnsafeBytes { SpooledGroup.totals($0) } ?? GroupTotals()
+                while let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) {
                     totals.add(next.totals)
                     merging.advance()
                 }
-                counter?.add(keyBytes: key)
                 withUnsafePointer(to: totals) { sorted.add(keyBytes: key, totals: $0) }
             }
             count += 1

@@ -424,9 +424,10 @@ package struct GroupRunMerge {
     /// The next group, made into a report row.
     package mutating func next() -> ReportGroup? {
         guard let head = top else { return nil }
-        let keys = GroupKeyBytes.decode(head.keyBytes) ?? []
+        // Both made before the run moves on: its bytes are the run's buffer's until then.
+        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
         advance()
-        return ReportGroup(keys: keys, totals: head.totals)
+        return group
     }
 }
 

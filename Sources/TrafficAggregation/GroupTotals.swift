@@ -187,7 +187,10 @@ extension SideTotals {
         decodeUnknown = sums[7]
         compressedBodyBytes = sums[8]
         uncompressedBodyBytes = sums[9]
-        for i in 0..<Self.rareCount { setRare(i, sums[10 + i]) }
+        // Almost always all zero: one test, and the array made at once when not.
+        var any = 0
+        for i in 0..<Self.rareCount { any |= sums[10 + i] }
+        if any != 0 { rareSums = Array(UnsafeBufferPointer(start: sums + 10, count: Self.rareCount)) }
     }
 }
 

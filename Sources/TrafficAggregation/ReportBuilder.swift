@@ -414,44 +414,54 @@ package final class ReportBuilder {
         if let failure = a.failure ?? b.failure, groupWarning == nil { groupWarning = "\(failure); groups are kept in memory" }
         var counter = a.counter
         if let other = b.counter { counter?.add(other) }
-        let storage: ReportGroups.Storage
-        switch (a.storage, b.storage) {
-        case (.memory(let x), .memory(let y)) where x.count + y.count <= runLength:
+        var storage: ReportGroups.Storage = .runs(a.sorted.runs + b.sorted.runs)
+        if a.count + b.count <= runLength, case .memory(let x, _) = a.sorted, case .memory(let y, _) = b.sorted {
             // Few groups after all (keys repeated across runs): sorted in memory like a small report.
-            var rows = x + y
-            ReportOrderRuns.sort(&rows)
-            storage = .memory(rows)
-        default:
-            storage = .runs(a.storage.runs + b.storage.runs)
+            if var rows = ReportOrderRuns.decode(x), let more = ReportOrderRuns.decode(y) {
+                rows += more
+                ReportOrderRuns.sort(&rows)
+                storage = .memory(rows)
+            } else {
+                status.fail("a damaged group in memory")
+            }
         }
         return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
     }
 
     private final class HalfResult: @unchecked Sendable {
-        var value: (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?)?
+        var value: (sorted: ReportOrderRuns.Sorted, count: Int, counter: NormalizedKeyCounter?, failure: String?)?
     }
 
     /// Merges `runs` (sorted by hash and keys) adding up equal keys, and sorts the groups into report order.
     private static func aggregate(
         _ runs: [GroupRun], status: SpoolReadStatus, runLength: Int, spool: RecordSpool?, normalizedColumn: Int?
-    ) -> (storage: ReportGroups.Storage, count: Int, counter: NormalizedKeyCounter?, failure: String?) {
+    ) -> (sorted: ReportOrderRuns.Sorted, count: Int, counter: NormalizedKeyCounter?, failure: String?) {
         var merging = GroupRunMerge(runs, order: .aggregation, status: status)
         var counter = normalizedColumn.map { NormalizedKeyCounter(pathColumn: $0) }
         var sorted = ReportOrderRuns(runLength: runLength, spool: spool)
         var count = 0
         var key: [UInt8] = []
+        var stored: [UInt8] = []
         while let head = merging.top {
-            // The head's bytes are the run's until it advances: the key is copied to compare the next ones.
+            // The head's bytes are the run's until it advances: its key and totals are copied to compare the
+            // next ones. A key in one run only (most of them) goes on with its totals as they are stored.
             key.removeAll(keepingCapacity: true)
             key.append(contentsOf: head.keyBytes)
-            var totals = head.totals
+            stored.removeAll(keepingCapacity: true)
+            stored.append(contentsOf: head.totalsBytes)
+            let hash = head.hash, totalBytes = head.totalBytes
             merging.advance()
             key.withUnsafeBytes { key in
-                while let next = merging.top, next.hash == head.hash, GroupKeyBytes.equal(next.keyBytes, key) {
+                counter?.add(keyBytes: key)
+                guard let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) else {
+                    stored.withUnsafeBytes { sorted.add(keyBytes: key, totalsBytes: $0, totalBytes: totalBytes) }
+                    return
+                }
+                var totals = stored.withUnsafeBytes { SpooledGroup.totals($0) } ?? GroupTotals()
+                while let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) {
                     totals.add(next.totals)
                     merging.advance()
                 }
-                counter?.add(keyBytes: key)
                 withUnsafePointer(to: totals) { sorted.add(keyBytes: key, totals: $0) }
             }
             count += 1

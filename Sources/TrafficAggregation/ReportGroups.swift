@@ -89,6 +89,27 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
 
         public func makeIterator() -> Iterator { Iterator(part: self) }
 
+        /// Calls `body` with every group of the part: its key as `GroupKeyBytes` and its totals, both valid only
+        /// during the call. Groups read back from runs are passed where they were read, with no `String` or array
+        /// made for them (a table measuring 96 000 groups spent most of its pass making their keys).
+        package func forEachInPlace(_ body: (UnsafeRawBufferPointer, UnsafePointer<GroupTotals>) -> Void) {
+            var key: [UInt8] = []
+            for i in groups.indices {
+                key.removeAll(keepingCapacity: true)
+                GroupKeyBytes.append(groups[i].keys, to: &key)
+                key.withUnsafeBytes { key in withUnsafePointer(to: groups[i].totals) { body(key, $0) } }
+            }
+            for run in runs {
+                var reader = GroupRunReader(run, status: status)
+                while let head = reader.head {
+                    // The key's bytes are the run's buffer's until the reader moves on.
+                    let totals = head.totals
+                    withUnsafePointer(to: totals) { body(head.keyBytes, $0) }
+                    reader.advance()
+                }
+            }
+        }
+
         public struct Iterator: IteratorProtocol {
             private let part: UnorderedPart
             private var position: Int
@@ -237,6 +258,19 @@ package struct ReportOrderRuns {
         if entries.count >= runLength { writeRun() }
     }
 
+    /// A group whose totals are still as stored (`GroupRunMerge.Head.totalsBytes`), copied on as they are.
+    package mutating func add(keyBytes: UnsafeRawBufferPointer, totalsBytes: UnsafeRawBufferPointer, totalBytes: Int) {
+        let start = pending.count
+        let lengthAt = pending.beginSpoolEntry()
+        // The hash is not read in report order: 0, as `SpooledGroup.append(hash: 0, …)` writes it.
+        pending.append(contentsOf: repeatElement(0, count: 8))
+        pending.append(contentsOf: keyBytes)
+        pending.append(contentsOf: totalsBytes)
+        pending.endSpoolEntry(lengthAt)
+        entries.append(Entry(total: totalBytes, start: start, length: pending.count - start, keyLength: keyBytes.count))
+        if entries.count >= runLength { writeRun() }
+    }
+
     private mutating func writeRun() {
         let sorted = sortedEntries()
         if let spool, failure == nil {
@@ -267,25 +301,48 @@ package struct ReportOrderRuns {
         return sorted
     }
 
-    /// The groups in report order: in memory when they fit in one run, else the runs to merge.
-    package mutating func finish() -> ReportGroups.Storage {
+    /// The groups in report order, still as bytes: one sorted run in memory when they fit in one, else the
+    /// runs to merge. The caller decides whether the run becomes rows (`decode`): when the other half of the
+    /// hashes also has groups, decoding here and encoding again to merge cost 10 % of the bench report.
+    package mutating func finish() -> Sorted {
         if runs.isEmpty {
-            let sorted = sortedEntries()
-            var groups: [ReportGroup] = []
-            sorted.withUnsafeBytes { bytes in
-                var at = 0
-                while let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[at...])),
-                    length <= bytes.count - at,
-                    let group = SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length)]))
-                {
-                    groups.append(group.group)
-                    at += length
-                }
-            }
-            return .memory(groups)
+            let count = entries.count
+            return .memory(SpoolBytes(sortedEntries()), count: count)
         }
         if !entries.isEmpty { runs.append(.memory(SpoolBytes(sortedEntries()))) }
         return .runs(runs)
+    }
+
+    /// What `finish` leaves.
+    package enum Sorted {
+        /// One sorted run of `count` groups, in memory.
+        case memory(SpoolBytes, count: Int)
+        /// Sorted runs to merge.
+        case runs([GroupRun])
+
+        /// As runs to merge.
+        package var runs: [GroupRun] {
+            switch self {
+            case .memory(let run, let count): count == 0 ? [] : [.memory(run)]
+            case .runs(let runs): runs
+            }
+        }
+    }
+
+    /// The groups of one run in memory, in its order; nil when an entry is damaged.
+    package static func decode(_ run: SpoolBytes) -> [ReportGroup]? {
+        var groups: [ReportGroup] = []
+        let bytes = run.bytes
+        var at = 0
+        while at < bytes.count {
+            guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[at...])),
+                length <= bytes.count - at,
+                let group = SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length)]))
+            else { return nil }
+            groups.append(group.group)
+            at += length
+        }
+        return groups
     }
 
     /// Sorts small (total, index) pairs, then moves the groups into that order.
@@ -313,7 +370,13 @@ package struct GroupRunMerge {
     package struct Head {
         var hash: UInt64
         var keyBytes: UnsafeRawBufferPointer
-        var totals: GroupTotals
+        /// The totals as stored (`SpooledGroup.totals`), checked whole when the entry was read.
+        var totalsBytes: UnsafeRawBufferPointer
+        /// `totals.totalBytes`, what the report is ordered by.
+        var totalBytes: Int
+
+        /// The totals, made from their bytes (which `SpooledGroup.parse` checked: they cannot be damaged here).
+        var totals: GroupTotals { SpooledGroup.totals(totalsBytes) ?? GroupTotals() }
     }
 
     private var readers: [GroupRunReader]
@@ -328,7 +391,7 @@ package struct GroupRunMerge {
         init?(_ head: Head?) {
             guard let head else { return nil }
             hash = head.hash
-            total = head.totals.totalBytes
+            total = head.totalBytes
             keyBytes = head.keyBytes
         }
     }
@@ -361,9 +424,10 @@ package struct GroupRunMerge {
     /// The next group, made into a report row.
     package mutating func next() -> ReportGroup? {
         guard let head = top else { return nil }
-        let keys = GroupKeyBytes.decode(head.keyBytes) ?? []
+        // Both made before the run moves on: its bytes are the run's buffer's until then.
+        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
         advance()
-        return ReportGroup(keys: keys, totals: head.totals)
+        return group
     }
 }
 

@@ -87,17 +87,46 @@ package enum SpooledGroup {
         return count + 1
     }
 
-    /// The parts of one entry (all of its bytes, the length included), without making its key's strings;
-    /// nil if they are not a group (a damaged spool file). `keyBytes` points into `bytes`.
+    /// The parts of one entry (all of its bytes, the length included), checked whole but without making its
+    /// key's strings or its totals (`Head.totals` makes them when they are wanted: a merge mostly compares
+    /// keys and totals, and a group in one run only is copied on as it is); nil if they are not a group (a
+    /// damaged spool file). `keyBytes` and `totalsBytes` point into `bytes`.
     package static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
         guard bytes.count >= 12 else { return nil }
-        var hash: UInt64 = 0
-        for i in 0..<8 { hash |= UInt64(bytes[4 + i]) << (8 * UInt64(i)) }
+        let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
         var r = SpoolReader(bytes: bytes, position: 12)
         let keyStart = r.position
         guard let fieldCount = r.int(), fieldCount >= 0, fieldCount <= bytes.count else { return nil }
         for _ in 0..<fieldCount where r.field() == nil { return nil }
         let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[keyStart..<r.position])
+        let totalsStart = r.position
+        guard let mask = r.unsigned(), mask >> UInt64(sumCount) == 0 else { return nil }
+        // Only the two byte sums are kept (the report's order); the others are skipped.
+        var total = 0
+        var rest = mask
+        while rest != 0 {
+            let i = rest.trailingZeroBitCount
+            rest &= rest - 1
+            guard let value = r.int() else { return nil }
+            if i == requestBytesSum || i == responseBytesSum { total &+= value }
+        }
+        if r.position < bytes.count {
+            guard skipHistogram(&r, bytes.count) else { return nil }
+            if r.position < bytes.count { guard skipHistogram(&r, bytes.count) else { return nil } }
+        }
+        guard r.position == bytes.count else { return nil }
+        return GroupRunMerge.Head(
+            hash: hash, keyBytes: keyBytes, totalsBytes: UnsafeRawBufferPointer(rebasing: bytes[totalsStart...]),
+            totalBytes: total)
+    }
+
+    /// Where `GroupTotals.store(into:)` puts `request.bytes` and `response.bytes` (`totalBytes` is their sum).
+    private static let requestBytesSum = 3
+    private static let responseBytesSum = 3 + sideFieldCount
+
+    /// Totals as `append` wrote them after the key (`Head.totalsBytes`); nil when the bytes are damaged.
+    package static func totals(_ bytes: UnsafeRawBufferPointer) -> GroupTotals? {
+        var r = SpoolReader(bytes: bytes, position: 0)
         guard let mask = r.unsigned(), mask >> UInt64(sumCount) == 0 else { return nil }
         let totals = withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums -> GroupTotals? in
             sums.initialize(repeating: 0)
@@ -111,7 +140,7 @@ package enum SpooledGroup {
             return GroupTotals(sums: sums.baseAddress!)
         }
         guard var totals else { return nil }
-        if r.position == bytes.count { return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals) }
+        if r.position == bytes.count { return totals }
         guard let sizes = histogram(&r, bytes.count) else { return nil }
         totals.responseSizes = sizes
         if r.position < bytes.count {
@@ -119,7 +148,23 @@ package enum SpooledGroup {
             totals.waits = waits
         }
         guard r.position == bytes.count else { return nil }
-        return GroupRunMerge.Head(hash: hash, keyBytes: keyBytes, totals: totals)
+        return totals
+    }
+
+    /// Checks a histogram as `histogram` reads it (the same conditions as `SizeHistogram(entries:max:)`),
+    /// without making it.
+    private static func skipHistogram(_ r: inout SpoolReader, _ entryBytes: Int) -> Bool {
+        guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
+            pairCount <= UInt64(entryBytes)
+        else { return false }
+        var previous = -1
+        for _ in 0..<Int(pairCount) {
+            guard let bucket = r.unsigned(), let count = r.unsigned(), bucket < 1 << 15, count <= SizeHistogram.countMask,
+                Int(bucket) > previous, count != 0
+            else { return false }
+            previous = Int(bucket)
+        }
+        return true
     }
 
     /// A histogram as `append` writes it; nil when the bytes are damaged.
@@ -141,8 +186,10 @@ package enum SpooledGroup {
     /// Decodes one group written by `append` (all of its bytes, the length included); nil if they are not
     /// one (a damaged spool file).
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> SpilledGroup? {
-        guard let entry = parse(bytes), let keys = GroupKeyBytes.decode(entry.keyBytes) else { return nil }
-        return SpilledGroup(hash: entry.hash, group: ReportGroup(keys: keys, totals: entry.totals))
+        guard let entry = parse(bytes), let keys = GroupKeyBytes.decode(entry.keyBytes),
+            let totals = totals(entry.totalsBytes)
+        else { return nil }
+        return SpilledGroup(hash: entry.hash, group: ReportGroup(keys: keys, totals: totals))
     }
 }
 

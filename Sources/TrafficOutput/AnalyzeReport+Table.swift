@@ -137,12 +137,17 @@ extension AnalyzeReport {
                 widths[column] = max(widths[column], TextTable.displayWidth(key))
                 column += 1
             }
-            forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
+            widenNumbers(group.pointer(to: \.totals)!, from: column, &widths)
+        }
+        /// The numeric and wait cells of a row, from column `column` on.
+        func widenNumbers(_ totals: UnsafePointer<GroupTotals>, from column: Int, _ widths: inout [Int]) {
+            var column = column
+            forEachNumber(totals) { value, isCount in
                 let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
                 widths[column] = max(widths[column], width)
                 column += 1
             }
-            forEachWait(group.pointer(to: \.totals)!) { text in
+            forEachWait(totals) { text in
                 widths[column] = max(widths[column], TextTable.displayWidth(text))
                 column += 1
             }
@@ -171,9 +176,21 @@ extension AnalyzeReport {
                 guard var group = reader?.next() else { return }
                 withUnsafePointer(to: &group) { row($0, shown: shown, into: &cells) }
             })
+            // Measured from the groups' bytes as read: a key field's display width is that of its UTF-8 bytes
+            // (written from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
             table.rowWidthParts = groups.unorderedParts(rowThreads).map { part in
                 { widths in
-                    for var group in part { withUnsafePointer(to: &group) { widen($0, &widths) } }
+                    part.forEachInPlace { key, totals in
+                        var column = 0
+                        GroupKeyBytes.forEachField(key) { field in
+                            // (A damaged entry's extra fields are not measured: its reading fails the report.)
+                            if column < keyCount {
+                                widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
+                            }
+                            column += 1
+                        }
+                        widenNumbers(totals, from: keyCount, &widths)
+                    }
                 }
             }
         }

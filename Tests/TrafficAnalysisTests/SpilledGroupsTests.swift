@@ -136,6 +136,31 @@ import Testing
         #expect(beyond.withUnsafeBytes { SpooledGroup.decode($0) } == nil)
     }
 
+    /// An entry is checked whole when it is read (its totals are made later, from bytes already checked): the
+    /// total it is ordered by is the totals' `totalBytes`, and a damaged histogram is damage at once.
+    @Test func anEntryIsCheckedWholeWhenRead() throws {
+        var totals = GroupTotals()
+        totals.request.bytes = 1_000
+        totals.response.bytes = -300
+        totals.responseSizes.add(70)
+        totals.responseSizes.add(5_000)
+        totals.waits.add(12)
+        var bytes: [UInt8] = []
+        SpooledGroup.append(hash: 9, ReportGroup(keys: ["h", "/p"], totals: totals), to: &bytes)
+        let head = try #require(bytes.withUnsafeBytes { SpooledGroup.parse($0) })
+        #expect(head.totalBytes == 700)
+        #expect(head.totals == totals)
+        // The size histogram's buckets out of order (5 000's bucket before 70's): rejected by `parse` too.
+        // The last bytes: the sizes' two (bucket, count) pairs, (32, 1) and (81, 1), then the waits' max 12,
+        // one pair, (12, 1): one byte each.
+        let pairs = bytes.count - 4 - 4
+        #expect(Array(bytes[pairs...]) == [32, 1, 81, 1, 12, 1, 12, 1])
+        var swapped = bytes
+        swapped.swapAt(pairs, pairs + 2)
+        #expect(swapped.withUnsafeBytes { SpooledGroup.decode($0) } == nil)
+        #expect(swapped.withUnsafeBytes { SpooledGroup.parse($0) } == nil)
+    }
+
     /// A run several times the reader's 64 KiB buffer: each refill moves the unread bytes to the front, where
     /// the entry just read was (a reader that decoded a group's key after moving on read other bytes).
     @Test func runsLongerThanTheReadBufferReadBackWhole() throws {

@@ -176,6 +176,25 @@ extension SideTotals {
         for i in 0..<Self.rareCount { sums[10 + i] = rare(i) }
     }
 
+    /// Adds `value` to sum `i` of `store(into:)`'s layout, in place (a spilled group's totals are read and
+    /// added this way: no buffer of sums, no `SideTotals` made and copied, the rare array only when a rare
+    /// sum is there). Wrapping like `add(_:)`: the numbers come from a temporary file.
+    package mutating func addSum(_ i: Int, _ value: Int) {
+        switch i {
+        case 0: bytes &+= value
+        case 1: lineBytes &+= value
+        case 2: headerBytes &+= value
+        case 3: cookieBytes &+= value
+        case 4: bodyBytes &+= value
+        case 5: encodedBodyBytes &+= value
+        case 6: decodedBodyBytes &+= value
+        case 7: decodeUnknown &+= value
+        case 8: compressedBodyBytes &+= value
+        case 9: uncompressedBodyBytes &+= value
+        default: setRare(i - 10, rare(i - 10) &+ value)
+        }
+    }
+
     package init(sums: UnsafePointer<Int>) {
         bytes = sums[0]
         lineBytes = sums[1]
@@ -254,6 +273,17 @@ public struct GroupTotals: Sendable, Equatable {
         incomplete = sums[2]
         request = SideTotals(sums: sums + 3)
         response = SideTotals(sums: sums + 3 + SpooledGroup.sideFieldCount)
+    }
+
+    /// Adds `value` to sum `i` of `store(into:)`'s layout (`SideTotals.addSum`).
+    package mutating func addSum(_ i: Int, _ value: Int) {
+        switch i {
+        case 0: requests &+= value
+        case 1: responses &+= value
+        case 2: incomplete &+= value
+        case 3..<(3 + SpooledGroup.sideFieldCount): request.addSum(i - 3, value)
+        default: response.addSum(i - 3 - SpooledGroup.sideFieldCount, value)
+        }
     }
 
     /// Adds another group's totals (merging shards and runs; the HTML report's "other" row).

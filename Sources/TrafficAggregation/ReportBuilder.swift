@@ -457,9 +457,12 @@ package final class ReportBuilder {
                     stored.withUnsafeBytes { sorted.add(keyBytes: key, totalsBytes: $0, totalBytes: totalBytes) }
                     return
                 }
-                var totals = stored.withUnsafeBytes { SpooledGroup.totals($0) } ?? GroupTotals()
+                // Added from their bytes in place (checked whole when read: they cannot fail here), with no
+                // `GroupTotals` made per entry.
+                var totals = GroupTotals()
+                _ = stored.withUnsafeBytes { SpooledGroup.add($0, to: &totals) }
                 while let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) {
-                    totals.add(next.totals)
+                    _ = SpooledGroup.add(next.totalsBytes, to: &totals)
                     merging.advance()
                 }
                 withUnsafePointer(to: totals) { sorted.add(keyBytes: key, totals: $0) }

@@ -51,6 +51,14 @@ public struct SizeHistogram: Sendable, Equatable {
         if other.max > max { max = other.max }
     }
 
+    /// Adds a stored (bucket, count) pair and a stored maximum (a spilled group's histogram added in place:
+    /// `SpooledGroup.add(_:to:)`); buckets in ascending order append, as `init(entries:max:)` would keep them.
+    package mutating func add(storedBucket bucket: Int, count: UInt64) { add(bucket: bucket, count: count) }
+
+    package mutating func raiseMax(_ value: Int) { if value > max { max = value } }
+
+    package mutating func reserveEntries(_ count: Int) { entries.reserveCapacity(count) }
+
     private mutating func add(bucket: Int, count: UInt64) {
         let key = UInt64(bucket) << Self.countBits
         // Few buckets per group: a linear scan from the end (sizes of one endpoint repeat) beats a search.

@@ -185,6 +185,47 @@ import Testing
         #expect(report.readFailure == nil)
     }
 
+    /// Totals read from their bytes go straight into their fields (`SpooledGroup.add(_:to:)`): for random groups
+    /// (rare sums or not, histograms or not, negative sums) they equal totals made from the stored sums at once,
+    /// and adding one group's bytes to another's totals equals `GroupTotals.add` of the two.
+    @Test func totalsAddedFromBytesEqualTotalsAdded() throws {
+        var rng = SystemRandomNumberGenerator()
+        func randomTotals() -> GroupTotals {
+            var sums = [Int](repeating: 0, count: SpooledGroup.sumCount)
+            let rare = Bool.random(using: &rng)
+            for i in sums.indices where Int.random(in: 0..<3, using: &rng) == 0 {
+                let side = (i - 3) % SpooledGroup.sideFieldCount
+                if i >= 3, side >= 10, !rare { continue }
+                sums[i] = Int.random(in: -5...Int(Int32.max), using: &rng)
+            }
+            var waits = SizeHistogram()
+            if Bool.random(using: &rng) { for _ in 0..<Int.random(in: 1...20, using: &rng) { waits.add(Int.random(in: 0...1 << 40, using: &rng)) } }
+            var totals = GroupTotals(sums: sums, waits: waits)!
+            if Bool.random(using: &rng) { for _ in 0..<Int.random(in: 1...20, using: &rng) { totals.responseSizes.add(Int.random(in: 0...1 << 30, using: &rng)) } }
+            return totals
+        }
+        func stored(_ totals: GroupTotals) -> [UInt8] {
+            var bytes: [UInt8] = []
+            SpooledGroup.append(hash: 1, ReportGroup(keys: ["h", "/p"], totals: totals), to: &bytes)
+            return bytes
+        }
+        for _ in 0..<500 {
+            let a = randomTotals(), b = randomTotals()
+            let bytesA = stored(a), bytesB = stored(b)
+            let headA = try #require(bytesA.withUnsafeBytes { SpooledGroup.parse($0) })
+            let decoded = try #require(SpooledGroup.totals(headA.totalsBytes))
+            #expect(decoded == a)
+            #expect(decoded.sums == a.sums)
+            var sum = a
+            sum.add(b)
+            var added = decoded
+            let headB = try #require(bytesB.withUnsafeBytes { SpooledGroup.parse($0) })
+            #expect(SpooledGroup.add(headB.totalsBytes, to: &added))
+            #expect(added == sum)
+            #expect(added.sums == sum.sums)
+        }
+    }
+
     /// A sum added to the totals without being added to the byte form would vanish from large reports only.
     @Test func theByteFormHasEveryStoredSum() {
         #expect(Mirror(reflecting: GroupTotals()).children.count == SpooledGroup.totalsFieldCount)

@@ -165,6 +165,86 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
     }
 }
 
+extension ReportGroups {
+    /// Reads the groups in report order with their keys as bytes (`GroupKeyBytes`), never as `String`s: for
+    /// a writer that only copies a key's bytes out (a table's cells). The runs are merged a few batches ahead
+    /// on a thread of its own, as `makeIterator` does.
+    package func makeKeyBytesIterator() -> KeyBytesIterator {
+        KeyBytesIterator(reading: KeyBytesPrefetch(storage.runs, status: status))
+    }
+
+    package struct KeyBytesIterator {
+        private var batch = KeyBytesBatch()
+        private var position = 0
+        private let reading: KeyBytesPrefetch
+
+        init(reading: KeyBytesPrefetch) { self.reading = reading }
+
+        /// Calls `body` with the next group's key bytes and totals, both valid only during the call; false
+        /// (and no call) at the end.
+        package mutating func next(_ body: (UnsafeRawBufferPointer, UnsafePointer<GroupTotals>) -> Void) -> Bool {
+            if position == batch.totals.count {
+                guard let next = reading.batches.pop() else { return false }
+                batch = next
+                position = 0
+            }
+            defer { position += 1 }
+            let start = position == 0 ? 0 : batch.keyEnds[position - 1]
+            let end = batch.keyEnds[position]
+            batch.keyBytes.withUnsafeBytes { keys in
+                batch.totals.withUnsafeBufferPointer { totals in
+                    body(UnsafeRawBufferPointer(rebasing: keys[start..<end]), totals.baseAddress! + position)
+                }
+            }
+            return true
+        }
+    }
+}
+
+/// Groups of `KeyBytesPrefetch`: the keys' bytes one after the other (`keyEnds` says where each ends), and the
+/// totals, made on the reading thread.
+package struct KeyBytesBatch: Sendable {
+    var keyBytes: [UInt8] = []
+    var keyEnds: [Int] = []
+    var totals: [GroupTotals] = []
+}
+
+/// `GroupPrefetch` with the keys kept as bytes (`ReportGroups.makeKeyBytesIterator`): decoding every key into
+/// `String`s to copy their bytes into a table cell cost 0.6 G instructions on the 1 GiB bench's 96 000 groups.
+package final class KeyBytesPrefetch: Sendable {
+    package let batches = BlockingQueue<KeyBytesBatch>(capacity: 4)
+    private let thread: WorkerThread
+    private static let batchSize = 512
+
+    package init(_ runs: [GroupRun], status: SpoolReadStatus) {
+        let batches = self.batches
+        thread = WorkerThread {
+            var merging = GroupRunMerge(runs, order: .report, status: status)
+            var batch = KeyBytesBatch()
+            while let head = merging.top {
+                // Both copied before the run moves on: its bytes are the run's buffer's until then.
+                batch.keyBytes.append(contentsOf: head.keyBytes)
+                batch.keyEnds.append(batch.keyBytes.count)
+                batch.totals.append(head.totals)
+                merging.advance()
+                if batch.totals.count == Self.batchSize {
+                    guard batches.push(batch) else { return }
+                    batch = KeyBytesBatch()
+                }
+            }
+            if !batch.totals.isEmpty { batches.push(batch) }
+            batches.close()
+        }
+        thread.start()
+    }
+
+    /// A reader that stops early lets the thread end.
+    deinit {
+        batches.cancel()
+        thread.join()
+    }
+}
+
 /// Merges runs on a thread of its own, a few batches ahead of the reader: reading and decoding the
 /// temporary file overlaps with whatever the reader makes of the groups (table cells, CSV, JSON).
 package final class GroupPrefetch: Sendable {

@@ -118,7 +118,16 @@ extension AnalyzeReport {
         }
         func row(_ group: UnsafePointer<ReportGroup>, shown: [Bool], into cells: inout TextTable.Cells) {
             for key in group.pointee.keys { cells.append(key) }
-            forEachNumber(group.pointer(to: \.totals)!) { value, isCount in
+            numberCells(group.pointer(to: \.totals)!, shown: shown, into: &cells)
+        }
+        /// A row read back from a temporary file: its key's fields copied from their bytes (written from
+        /// `String`s: the same bytes as the keys' own), no `String` made.
+        func row(keyBytes: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
+            _ = GroupKeyBytes.forEachField(keyBytes) { cells.append(utf8: $0) }
+            numberCells(totals, shown: shown, into: &cells)
+        }
+        func numberCells(_ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
+            forEachNumber(totals) { value, isCount in
                 if !shown[cells.count] {
                     cells.appendEmpty()
                 } else if isCount || exactBytes {
@@ -127,7 +136,7 @@ extension AnalyzeReport {
                     cells.append(humanBytes: value)
                 }
             }
-            forEachWait(group.pointer(to: \.totals)!) { text in
+            forEachWait(totals) { text in
                 if shown[cells.count] { cells.append(text) } else { cells.appendEmpty() }
             }
         }
@@ -167,14 +176,13 @@ extension AnalyzeReport {
             // (the merge reads ahead on another): a second half made alongside would be held until the first
             // is out, and a table of many groups is what this path is for.
             let groups = report.groups
-            var reader: ReportGroups.Iterator?
+            var reader: ReportGroups.KeyBytesIterator?
             table.rowSource = (groups.count, { i, shown, cells in
                 if i == 0 {
                     reader = nil
-                    reader = groups.makeIterator()
+                    reader = groups.makeKeyBytesIterator()
                 }
-                guard var group = reader?.next() else { return }
-                withUnsafePointer(to: &group) { row($0, shown: shown, into: &cells) }
+                _ = reader?.next { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
             })
             // Measured from the groups' bytes as read: a key field's display width is that of its UTF-8 bytes
             // (written from a `String`, so valid UTF-8 and the same bytes a decoded key would have).

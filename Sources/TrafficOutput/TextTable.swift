@@ -153,6 +153,12 @@ public struct TextTable {
             ends.append(bytes.count)
         }
 
+        /// A cell of UTF-8 bytes as they are (a key read back from a temporary file, written from a `String`).
+        package mutating func append(utf8 text: UnsafeRawBufferPointer) {
+            bytes.append(contentsOf: text)
+            ends.append(bytes.count)
+        }
+
         public mutating func append(decimal value: Int) {
             bytes.appendDecimal(value)
             ends.append(bytes.count)

@@ -88,7 +88,7 @@ package enum GroupKeyBytes {
         for _ in 0..<min(countA, countB) {
             guard let fa = x.field(), let fb = y.field() else { return a.count - b.count }
             if equal(fa, fb) { continue }
-            if isASCII(fa), isASCII(fb) { return bytesPrecede(fa, fb) ? -1 : 1 }
+            if let precedes = bytesDecide(fa, fb) { return precedes ? -1 : 1 }
             let sa = String(decoding: fa, as: UTF8.self), sb = String(decoding: fb, as: UTF8.self)
             // As `precedes`: the first field that differs decides, even when `String` orders neither
             // before the other (a decomposed "é" against "éz" compares so).
@@ -97,9 +97,26 @@ package enum GroupKeyBytes {
         return countA - countB
     }
 
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for b in bytes where b >= 0x80 { return false }
-        return true
+    /// Whether `a` orders before `b` as `String`s, decided at their first differing byte when that is safe;
+    /// nil when only `String`s can tell. Checking both fields whole for non-ASCII on every comparison cost a
+    /// pass over each path per comparison while sorting and merging the report order.
+    ///
+    /// The identical bytes before the difference normalize alike; an ASCII byte is a starter that composes
+    /// with nothing before it, so when both differing bytes are ASCII and neither is followed by a byte that
+    /// could compose with it (non-ASCII), the normalized scalars differ first there, as the bytes do. When
+    /// one field ends where the other goes on with an ASCII byte, the shorter one is a prefix of the other's
+    /// scalars. (Fields of ASCII only always take this path.)
+    package static func bytesDecide(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool? {
+        let common = min(a.count, b.count)
+        var i = 0
+        while i < common, a[i] == b[i] { i += 1 }
+        if i == common {
+            if a.count == b.count { return false }
+            return (a.count > b.count ? a[common] : b[common]) < 0x80 ? a.count < b.count : nil
+        }
+        guard a[i] < 0x80, b[i] < 0x80, i + 1 == a.count || a[i + 1] < 0x80, i + 1 == b.count || b[i + 1] < 0x80
+        else { return nil }
+        return a[i] < b[i]
     }
 }
 

@@ -153,39 +153,41 @@ package enum SpooledGroup {
         return r.position == bytes.count
     }
 
-    /// Adds a histogram as `append` writes it to `histogram`; false when the bytes are damaged (the conditions
-    /// of `SizeHistogram(entries:max:)`: buckets strictly ascending and in range, counts not zero).
+    /// Adds a histogram as `append` writes it to `histogram`; false when the bytes are damaged.
     private static func addHistogram(_ r: inout SpoolReader, _ entryBytes: Int, to histogram: inout SizeHistogram) -> Bool {
-        guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
-            pairCount <= UInt64(entryBytes)
+        let wasEmpty = histogram.entries.isEmpty
+        guard let max = readHistogram(
+            &r, entryBytes, pairs: { if wasEmpty { histogram.reserveEntries($0) } },
+            { histogram.add(storedBucket: $0, count: $1) })
         else { return false }
-        if histogram.entries.isEmpty { histogram.reserveEntries(Int(pairCount)) }
-        var previous = -1
-        for _ in 0..<Int(pairCount) {
-            guard let bucket = r.unsigned(), let count = r.unsigned(), bucket < 1 << 15, count <= SizeHistogram.countMask,
-                Int(bucket) > previous, count != 0
-            else { return false }
-            previous = Int(bucket)
-            histogram.add(storedBucket: Int(bucket), count: count)
-        }
-        histogram.raiseMax(Int(max))
+        histogram.raiseMax(max)
         return true
     }
 
-    /// Checks a histogram as `histogram` reads it (the same conditions as `SizeHistogram(entries:max:)`),
-    /// without making it.
+    /// Checks a histogram as `histogram` reads it, without making it.
     private static func skipHistogram(_ r: inout SpoolReader, _ entryBytes: Int) -> Bool {
+        readHistogram(&r, entryBytes) { _, _ in } != nil
+    }
+
+    /// Reads a histogram as `append` writes it: `pairs` gets the number of (bucket, count) pairs, `pair` each of
+    /// them. Returns its exact maximum, or nil when the bytes are damaged (the conditions of
+    /// `SizeHistogram(entries:max:)`: buckets strictly ascending and in range, counts not zero).
+    private static func readHistogram(
+        _ r: inout SpoolReader, _ entryBytes: Int, pairs: (Int) -> Void = { _ in }, _ pair: (Int, UInt64) -> Void
+    ) -> Int? {
         guard let max = r.unsigned(), max <= UInt64(Int.max), let pairCount = r.unsigned(),
             pairCount <= UInt64(entryBytes)
-        else { return false }
+        else { return nil }
+        pairs(Int(pairCount))
         var previous = -1
         for _ in 0..<Int(pairCount) {
             guard let bucket = r.unsigned(), let count = r.unsigned(), bucket < 1 << 15, count <= SizeHistogram.countMask,
                 Int(bucket) > previous, count != 0
-            else { return false }
+            else { return nil }
             previous = Int(bucket)
+            pair(previous, count)
         }
-        return true
+        return Int(max)
     }
 
     /// Decodes one group written by `append` (all of its bytes, the length included); nil if they are not

@@ -146,7 +146,7 @@ import Testing
     @Test(arguments: OverheadTests.everything)
     func writingGroupsOutChangesNothing(capture: String) throws {
         for arguments in [["--format", "table"], ["--format", "csv"], ["--format", "json", "--overhead", "all"],
-            ["--format", "table", "--top", "3", "--sort", "cookies"]]
+            ["--format", "json", "--group-by", "host,method,status"], ["--format", "table", "--top", "3", "--sort", "cookies"]]
         {
             let inMemory = try Harness.run(["analyze", "--jobs", "2"] + arguments + [capture])
             for budget in ["1", "2"] {

@@ -167,16 +167,13 @@ struct Analyze: ParsableCommand {
             return
         }
         var rendered = AnalyzeReport(report: report, listMessages: options.keepMessages)
-        rendered.exactBytes = output.exactBytes
         rendered.rowThreads = options.jobs
         rendered.sort = sort
         rendered.harOverhead = !options.overhead.isEmpty
         rendered.harBodies = harBodies
         rendered.timings = timings
         rendered.top = top
-        rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
-        let width = output.terminalWidth
-        try output.write { rendered.write(output.format, width: width, toBytes: $0) }
+        try output.render(rendered, noColor: noColor)
         if let failure = report.groups.readFailure {
             // Groups beyond what is kept in memory went to a temporary file, and could not all be read back.
             printError("traffic: groups: \(failure); the report is incomplete")

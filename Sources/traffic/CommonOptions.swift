@@ -94,6 +94,16 @@ struct OutputOptions: ParsableArguments {
         try closeOutput(file, output ?? "stdout")
     }
 
+    /// Writes `report` in the chosen format, with exact bytes as asked and colour only on a terminal that allows it
+    /// (`analyze` and `merge` alike).
+    func render(_ report: AnalyzeReport, noColor: Bool) throws {
+        var report = report
+        report.exactBytes = exactBytes
+        report.color = !noColor && getenv("NO_COLOR") == nil && output == nil && isatty(1) != 0
+        let width = terminalWidth
+        try write { report.write(format, width: width, toBytes: $0) }
+    }
+
     /// The output file (or a stream of our own on stdout), for output written while the captures are read.
     func open() throws -> UnsafeMutablePointer<FILE> {
         let file: UnsafeMutablePointer<FILE>

@@ -65,12 +65,9 @@ struct MergeCommand: ParsableCommand {
             printError("note: a merged page has no timeline and no response-size percentiles (JSON reports do not carry them)")
         }
         var rendered = AnalyzeReport(report: merged.report, listMessages: false)
-        rendered.exactBytes = output.exactBytes
         rendered.sort = sort
         rendered.timings = timings
         rendered.top = top
-        rendered.color = !noColor && getenv("NO_COLOR") == nil && output.output == nil && isatty(1) != 0
-        let width = output.terminalWidth
-        try output.write { rendered.write(output.format, width: width, toBytes: $0) }
+        try output.render(rendered, noColor: noColor)
     }
 }

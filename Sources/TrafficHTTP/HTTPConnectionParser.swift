@@ -113,12 +113,18 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         self.limits = limits
         self.emit = emit
         let address = info.server.address
-        var host = address.isIPv6 ? "[\(address)]" : "\(address)"
-        if info.server.port != (decrypted ? 443 : 80) { host += ":\(info.server.port)" }
+        let server = info.server.description
+        let host: String
+        if info.server.port != (decrypted ? 443 : 80) {
+            // The server's own text (`a.b.c.d:port`, `[v6]:port`): one string less per connection.
+            host = server
+        } else {
+            host = address.isIPv6 ? "[\(address)]" : address.description
+        }
         defaultHost = host
         var template = MessageRecord(
             connection: info.id, index: 0, kind: .request, time: info.start, client: info.client.description,
-            server: info.server.description, host: host, path: "")
+            server: server, host: host, path: "")
         template.decodedBodyBytes = 0
         template.decrypted = decrypted
         requests = HTTPMessageParser(isRequest: true, template: template, limits: limits, scratch: scratch)

@@ -73,11 +73,13 @@ public struct Endpoint: Hashable, Sendable, Comparable, CustomStringConvertible 
 
 extension IPAddress {
     /// `a.b.c.d`, or `a.b.c.d:port`, written as bytes: every connection names both of its ends, and string
-    /// interpolation cost some 2 700 instructions per endpoint.
+    /// interpolation cost some 2 700 instructions per endpoint. Written on the stack first: a `String` made with
+    /// room for the longest text stays on the heap even when the text would fit inline (15 bytes), and then
+    /// every record that carries it retains and releases it.
     static func ipv4Text(_ address: IPAddress, port: UInt16?) -> String {
         let v = UInt32(truncatingIfNeeded: address.low)
         // "255.255.255.255:65535" is the longest.
-        return String(unsafeUninitializedCapacity: 21) { out in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { out in
             var n = 0
             func decimal(_ value: UInt32) {
                 if value >= 10_000 { out[n] = 0x30 + UInt8(value / 10_000); n += 1 }
@@ -87,7 +89,7 @@ extension IPAddress {
                 out[n] = 0x30 + UInt8(value % 10)
                 n += 1
             }
-            for shift in [UInt32(24), 16, 8, 0] {
+            for shift in stride(from: UInt32(24), through: 0, by: -8) {
                 decimal((v >> shift) & 0xFF)
                 out[n] = shift == 0 ? UInt8(ascii: ":") : UInt8(ascii: ".")
                 n += 1
@@ -97,7 +99,7 @@ extension IPAddress {
             } else {
                 n -= 1
             }
-            return n
+            return String(decoding: UnsafeBufferPointer(rebasing: out[..<n]), as: UTF8.self)
         }
     }
 }

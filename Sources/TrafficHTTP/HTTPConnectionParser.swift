@@ -503,7 +503,10 @@ public final class HTTPConnectionParser: StreamAnalyzer {
 
     /// `inout` only so that a record stored in a parser is passed on without a copy of it.
     private func emitRecord(_ record: inout MessageRecord) {
-        parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += record.transferBytes
+        // Read into a local first: with the parser's counts being modified around it, the getter was given a
+        // copy of the whole record (550 bytes) for every message.
+        let bytes = record.transferBytes
+        parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += bytes
         emit(record)
     }
 

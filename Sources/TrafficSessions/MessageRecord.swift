@@ -105,6 +105,9 @@ public struct MessageRecord: Sendable {
     /// `bodyBytes` or `encodedBodyBytes`, which count captured bytes only; the body's size on the wire is
     /// `bodyBytes + missingBytes`.
     public var missingBytes: Int = 0
+    /// Inlinable: a non-inlined getter is handed a copy of the whole record (550 bytes) by callers that hold
+    /// the record `inout`, once per message.
+    @inlinable
     public var transferBytes: Int {
         lineBytes &+ headerBytes &+ bodyBytes &+ (tlsStorage?.value.recordBytes ?? 0)
             &+ (quicStorage?.value.udpPayloadBytes ?? 0)
@@ -117,9 +120,9 @@ public struct MessageRecord: Sendable {
     }
     /// Boxed (and replaced on every change, so records keep value semantics): HTTP records, the many,
     /// carry and copy 8 bytes instead of the TLS fields.
-    private var tlsStorage: TLSBox?
-    private final class TLSBox: Sendable {
-        let value: TLSBytes
+    @usableFromInline var tlsStorage: TLSBox?
+    @usableFromInline final class TLSBox: Sendable {
+        @usableFromInline let value: TLSBytes
         init(_ value: TLSBytes) { self.value = value }
     }
 
@@ -128,9 +131,9 @@ public struct MessageRecord: Sendable {
         get { quicStorage?.value }
         set { quicStorage = newValue.map(QUICBox.init) }
     }
-    private var quicStorage: QUICBox?
-    private final class QUICBox: Sendable {
-        let value: QUICBytes
+    @usableFromInline var quicStorage: QUICBox?
+    @usableFromInline final class QUICBox: Sendable {
+        @usableFromInline let value: QUICBytes
         init(_ value: QUICBytes) { self.value = value }
     }
 

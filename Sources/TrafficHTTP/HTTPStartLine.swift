@@ -192,9 +192,11 @@ enum HTTPStartLine {
     }
 
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> HTTPStartLine? {
-        guard line.count >= 12, line[8] == HTTPBytes.sp,
-            let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[0..<8]), request: false)
-        else { return nil }
+        guard line.count >= 12, line[8] == HTTPBytes.sp else { return nil }
+        let v = UnsafeRawBufferPointer(rebasing: line[0..<8])
+        // `HTTP/1.1` and `HTTP/1.0` with one word compare; any other version is judged by `versionKind`.
+        let standard = standardVersion(v)
+        guard let odd = standard != nil ? false : versionKind(v, request: false) else { return nil }
         var i = 8
         while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
         guard i + 3 <= line.count else { return nil }
@@ -205,9 +207,7 @@ enum HTTPStartLine {
             code = code * 10 + Int(d)
         }
         guard code >= 100, i + 3 == line.count || HTTPBytes.isWhitespace(line[i + 3]) else { return nil }
-        return .status(
-            version: versionString(UnsafeRawBufferPointer(rebasing: line[0..<8]), nonstandard: odd), code: code,
-            nonstandard: odd)
+        return .status(version: standard ?? versionString(v, nonstandard: odd), code: code, nonstandard: odd)
     }
 
     /// The common methods and versions as string literals: nothing to validate or allocate, and literals

@@ -69,7 +69,9 @@ enum HTTPBytes {
     @inline(__always)
     static func lower(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
 
-    /// `bytes` without leading and trailing SP/HT (RFC 9110 §5.5: OWS around field values).
+    /// `bytes` without leading and trailing SP/HT (RFC 9110 §5.5: OWS around field values). Inlined: it runs
+    /// for every kept field value, mostly with one leading space to drop.
+    @inline(__always)
     static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var start = 0
         var end = bytes.count

@@ -126,6 +126,26 @@ struct HTTPHeadFastPathTests {
         #expect(t.joined == target && v == version && n == nonstandard, "\(line)")
     }
 
+    /// Status lines with and without the ` HTTP/1.x` word shortcut give the versions the general rules give.
+    @Test(arguments: [
+        ("HTTP/1.1 200 OK", "HTTP/1.1", 200, false), ("HTTP/1.0 404", "HTTP/1.0", 404, false),
+        ("HTTP/1.1  204 No Content", "HTTP/1.1", 204, false), ("HTTP/1.2 200 OK", "HTTP/1.2", 200, false),
+        ("http/1.1 200 OK", "http/1.1", 200, true), ("HTTP/1.1 99 X", nil, 0, false), ("HTTP/1.1 200x", nil, 0, false),
+        ("HTTP/1.1\t200 OK", nil, 0, false), ("HTTP/1.x 200 OK", nil, 0, false),
+    ] as [(String, String?, Int, Bool)])
+    func statusShortcut(_ line: String, _ version: String?, _ code: Int, _ nonstandard: Bool) {
+        let parsed = Array(line.utf8).withUnsafeBytes { HTTPStartLine.parse($0, request: false, maxMethodBytes: 32) }
+        guard let version else {
+            #expect(parsed == nil, "\(line)")
+            return
+        }
+        guard case .status(let v, let c, let n)? = parsed else {
+            Issue.record("\(line) not parsed")
+            return
+        }
+        #expect(v == version && c == code && n == nonstandard, "\(line)")
+    }
+
     /// `Content-Length` kept as a number reads as its text would, through later lines and folds.
     @Test(arguments: [
         ["12"], ["0"], ["007"], ["000000000000000000"], ["999999999999999999"], ["9999999999999999999"], [" 5"],

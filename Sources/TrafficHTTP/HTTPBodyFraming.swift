@@ -69,11 +69,11 @@ enum HTTPBodyFraming: Equatable {
     /// would answer 400 and close, so the bytes after the head are not trusted as a body; they are
     /// resynchronised over (non-HTTP bytes) until the next request line.
     ///
-    /// Only the two lists are passed: copying the whole `HTTPHeadFields` retains every string in it.
+    /// Only what `Content-Length` says and the coding list are passed: copying the whole `HTTPHeadFields`
+    /// retains every string in it.
     static func forRequest(
-        contentLength contentLengthList: String?, transferEncoding: String?, record: inout MessageRecord
+        contentLength length: ContentLength, transferEncoding: String?, record: inout MessageRecord
     ) -> HTTPBodyFraming {
-        let length = contentLength(contentLengthList)
         if let te = transferEncoding {
             if length != .absent { record.flag(.teAndCL) }
             if isChunkedLast(te) { return .chunked }
@@ -95,12 +95,11 @@ enum HTTPBodyFraming: Equatable {
     /// (`GET` when unknown). A malformed `Content-Length` makes the body close-delimited, as Zeek and
     /// tshark do: nothing after it can be trusted to be a new response.
     static func forResponse(
-        status: Int, requestMethod: String, contentLength contentLengthList: String?, transferEncoding: String?,
+        status: Int, requestMethod: String, contentLength length: ContentLength, transferEncoding: String?,
         record: inout MessageRecord
     ) -> HTTPBodyFraming {
         if status < 200 || status == 204 || status == 304 || requestMethod == "HEAD" { return .none }
         if requestMethod == "CONNECT", status < 300 { return .none }
-        let length = contentLength(contentLengthList)
         if let te = transferEncoding {
             if length != .absent { record.flag(.teAndCL) }
             return isChunkedLast(te) ? .chunked : .untilClose

@@ -288,7 +288,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             let exchange = openExchange()
             let framing: HTTPBodyFraming =
                 exchange.isHTTP09 ? .none : .forRequest(
-                    contentLength: requests.fields.contentLengthList,
+                    contentLength: HTTPHeadFields.contentLength(
+                        value: requests.fields.contentLengthValue, list: requests.fields.contentLengthList),
                     transferEncoding: requests.fields.transferEncodingList, record: &requests.record)
             if requests.beginBody(framing) { messageCompleted(.clientToServer) }
             return
@@ -308,7 +309,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         let exchange = pairResponse(final: status >= 200 || status == 101)
         let method = exchange?.method ?? "GET"
         let framing = HTTPBodyFraming.forResponse(
-            status: status, requestMethod: method, contentLength: responses.fields.contentLengthList,
+            status: status, requestMethod: method,
+            contentLength: HTTPHeadFields.contentLength(
+                value: responses.fields.contentLengthValue, list: responses.fields.contentLengthList),
             transferEncoding: responses.fields.transferEncodingList, record: &responses.record)
         // RFC 9110 §15.2.2 (101) and §9.3.6 (CONNECT 2xx): both directions leave HTTP after this head.
         let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
@@ -401,8 +404,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             unknownTarget
             ? HTTPTarget(host: defaultHost, path: "(unknown)", query: nil)
             : HTTPTarget.resolve(
-                method: requests.record.method, target: requests.fields.target, hostField: requests.fields.host,
-                defaultHost: defaultHost)
+                method: requests.record.method, target: requests.fields.target,
+                normalizedHost: requests.fields.normalizedHost, defaultHost: defaultHost)
         let exchange = HTTPExchange(
             index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
             query: target.query, isHTTP09: requests.record.version == HTTPStartLine.http09,

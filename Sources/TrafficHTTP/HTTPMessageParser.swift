@@ -113,6 +113,7 @@ final class HTTPMessageParser {
     /// (`Host`, `Content-Type`, the codings): when the bytes are the same, the same `String` is taken again,
     /// with no allocation and no UTF-8 validation, and records that share it compare by storage when grouped.
     private var recentHost: String?
+    private var recentNormalizedHost: String?
     private var recentContentType: String?
     private var recentContentEncoding: String?
     private var recentTransferEncoding: String?
@@ -292,7 +293,7 @@ final class HTTPMessageParser {
             takeMidMessageRecord()
             return .midMessage
         }
-        beginMessage(parsed, lineBytes: total)
+        beginMessage(consume parsed, lineBytes: total)
         if !kept.isEmpty { kept.withUnsafeBytes { keepHeadLine($0) } }
         return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
     }
@@ -362,7 +363,9 @@ final class HTTPMessageParser {
         if state == .hunting { state = .startLine }
     }
 
-    private func beginMessage(_ start: HTTPStartLine, lineBytes: Int) {
+    /// `start` is consumed: its strings move into the record and the fields (a start line left to destroy
+    /// afterwards went through generic value witnesses, ~150 instructions a message).
+    private func beginMessage(_ start: consuming HTTPStartLine, lineBytes: Int) {
         if !recordIsFresh { restartRecord() }
         recordIsFresh = false
         record.time = lineTime
@@ -378,15 +381,15 @@ final class HTTPMessageParser {
         decoding = .identity
         state = .headers
         if start.isNonstandard { record.flag(.nonstandardStartLine) }
-        switch start {
+        switch consume start {
         case .request(let method, let target, let version, _):
             record.method = method
-            record.version = version
-            fields.target = target
             if version == HTTPStartLine.http09 {
                 record.flag(.http09)
                 state = .startLine
             }
+            record.version = version
+            fields.target = target
         case .status(let version, let code, _):
             record.version = version
             record.status = code
@@ -421,8 +424,20 @@ final class HTTPMessageParser {
                 offset = bytes.count
                 return false
             }
-            let ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
-                fieldLine(content, total: total, overlong: overlong)
+            let ended: Bool
+            if lineLength == 0 {
+                // The common case, `withCompleteLine`'s first: the whole line is in this segment. Spelled out
+                // here, as the closure around the inlined `fieldLine` retained and released `self` per line.
+                let total = lf &+ 1 &- offset
+                var end = lf
+                if end > offset, bytes[end - 1] == HTTPBytes.cr { end -= 1 }
+                ended = fieldLine(
+                    UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), total: total,
+                    overlong: total > limits.maxLineBytes)
+            } else {
+                ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+                    fieldLine(content, total: total, overlong: overlong)
+                }
             }
             offset = lf + 1
             resetLine()
@@ -442,7 +457,9 @@ final class HTTPMessageParser {
         record.head.append(HTTPBytes.lf)
     }
 
-    /// Accounts one complete field line; returns true for the empty line ending the head.
+    /// Accounts one complete field line; returns true for the empty line ending the head. Inlined into
+    /// `headersStep`, its only caller: a call per field line was a tenth of its cost.
+    @inline(__always)
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
         record.headerBytes += total
         if content.isEmpty { return true }
@@ -465,7 +482,7 @@ final class HTTPMessageParser {
             return false
         }
         fields.fieldCount += 1
-        guard let colon = HTTPBytes.firstIndex(of: HTTPBytes.colon, in: content), colon > 0 else {
+        guard let colon = HTTPBytes.firstColon(in: content), colon > 0 else {
             record.flag(.malformedHeader)
             lastFieldIsCookie = false
             fields.lastName = nil
@@ -481,7 +498,14 @@ final class HTTPMessageParser {
         }
         let value = HTTPBytes.trimmed(UnsafeRawBufferPointer(rebasing: content[(colon + 1)...]))
         switch name {
-        case .host: fields.store(name, value: Self.reused(&recentHost, value))
+        case .host:
+            if fields.host == nil {
+                let (host, normalized) = hostValue(value)
+                fields.storeHost(host, normalized: normalized)
+            } else {
+                fields.store(.host, value: "")  // ignored: only the first `Host` counts (marks the fold target)
+            }
+        case .contentLength: fields.storeContentLength(value)
         case .contentType: fields.store(name, value: Self.reused(&recentContentType, value))
         case .contentEncoding: fields.store(name, value: Self.reused(&recentContentEncoding, value))
         case .transferEncoding: fields.store(name, value: Self.reused(&recentTransferEncoding, value))
@@ -490,16 +514,30 @@ final class HTTPMessageParser {
         return false
     }
 
+    /// The `Host` value of `bytes` and its normalised form: the last ones again when the bytes are the same.
+    private func hostValue(_ bytes: UnsafeRawBufferPointer) -> (String, String?) {
+        if let known = recentHost, Self.sameBytes(known, bytes) { return (known, recentNormalizedHost) }
+        let made = HTTPBytes.string(bytes)
+        recentHost = made
+        recentNormalizedHost = made.isEmpty ? nil : HTTPTarget.normalizedHost(made, defaultPort: "80")
+        return (made, recentNormalizedHost)
+    }
+
+    /// Whether `known` holds exactly `bytes`.
+    @inline(__always)
+    private static func sameBytes(_ known: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        known.utf8.count == bytes.count
+            && known.utf8.withContiguousStorageIfAvailable({
+                memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            })
+                == true
+    }
+
     /// `cached` when it holds exactly `bytes` (then it is valid UTF-8 as it stands); else a new string, which
     /// becomes `cached`.
     @inline(__always)
     private static func reused(_ cached: inout String?, _ bytes: UnsafeRawBufferPointer) -> String {
-        if let known = cached, known.utf8.count == bytes.count,
-            known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
-                == true
-        {
-            return known
-        }
+        if let known = cached, sameBytes(known, bytes) { return known }
         let made = HTTPBytes.string(bytes)
         cached = made
         return made

@@ -13,7 +13,7 @@ import Darwin
 /// (any case) and a digit, the status code three digits, so binary data does not pass for a start line.
 enum HTTPStartLine {
     /// `method SP target SP HTTP/1.x`, or an HTTP/0.9 simple request `GET target` (RFC 1945 §4.1).
-    case request(method: String, target: String, version: String, nonstandard: Bool)
+    case request(method: String, target: HTTPRequestTarget, version: String, nonstandard: Bool)
     /// `HTTP/1.x SP 3DIGIT [SP reason]`.
     case status(version: String, code: Int, nonstandard: Bool)
 
@@ -55,37 +55,74 @@ enum HTTPStartLine {
     }
 
     private static func parseRequest(_ line: UnsafeRawBufferPointer, maxMethodBytes: Int) -> HTTPStartLine? {
+        guard let base = line.baseAddress else { return nil }
+        let count = line.count
         var i = 0
-        while i < line.count, HTTPBytes.isTokenChar(line[i]) { i += 1 }
-        guard i > 0, i <= maxMethodBytes, i < line.count, line[i] == HTTPBytes.sp else { return nil }
+        while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
+        guard i > 0, i <= maxMethodBytes, i < count, line[i] == HTTPBytes.sp else { return nil }
         let method = UnsafeRawBufferPointer(rebasing: line[0..<i])
-        while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
+        while i < count, line[i] == HTTPBytes.sp { i += 1 }
         let targetStart = i
-        // The version is the last space-separated part; a target with no version is HTTP/0.9.
-        var lastSpace = line.count - 1
-        while lastSpace >= targetStart, line[lastSpace] != HTTPBytes.sp { lastSpace -= 1 }
-        var targetEnd = line.count
+        var targetEnd = count
         var version: String? = nil
         var nonstandard = false
-        if lastSpace >= targetStart {
-            let v = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
-            guard let odd = versionKind(v, request: true) else { return nil }
-            version = Self.versionString(v, nonstandard: odd)
-            nonstandard = odd
-            targetEnd = lastSpace
-            while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
-        } else if targetStart < line.count,
-            let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[targetStart...]), request: true)
+        if count - targetStart >= 9, line[count - 9] == HTTPBytes.sp,
+            let standard = standardVersion(UnsafeRawBufferPointer(rebasing: line[(count - 8)...]))
         {
-            // `OPTIONS HTTP/1.1`: a request line without a target (Zeek logs an empty uri).
-            let v = UnsafeRawBufferPointer(rebasing: line[targetStart...])
-            version = Self.versionString(v, nonstandard: odd)
-            nonstandard = true
-            targetEnd = targetStart
+            // The common line ends in ` HTTP/1.1` or ` HTTP/1.0`: that space is the last one, as the general
+            // search below would find, without walking back to it or judging the version byte by byte.
+            version = standard
+            targetEnd = count - 9
+            while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
+        } else {
+            // The version is the last space-separated part; a target with no version is HTTP/0.9.
+            var lastSpace = count - 1
+            while lastSpace >= targetStart, line[lastSpace] != HTTPBytes.sp { lastSpace -= 1 }
+            if lastSpace >= targetStart {
+                let v = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
+                guard let odd = versionKind(v, request: true) else { return nil }
+                version = Self.versionString(v, nonstandard: odd)
+                nonstandard = odd
+                targetEnd = lastSpace
+                while targetEnd > targetStart, line[targetEnd - 1] == HTTPBytes.sp { targetEnd -= 1 }
+            } else if targetStart < count,
+                let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[targetStart...]), request: true)
+            {
+                // `OPTIONS HTTP/1.1`: a request line without a target (Zeek logs an empty uri).
+                let v = UnsafeRawBufferPointer(rebasing: line[targetStart...])
+                version = Self.versionString(v, nonstandard: odd)
+                nonstandard = true
+                targetEnd = targetStart
+            }
         }
         guard targetEnd > targetStart || version != nil else { return nil }
         let target = UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd])
-        for b in target where HTTPBytes.isControl(b) || b == HTTPBytes.ht { return nil }
+        // One pass over the target: no control character or HT may be in it (the line would be no start
+        // line), and an origin-form target is split at its first `#` (a fragment, never sent by a browser
+        // but kept out of the path) and the first `?` before it (RFC 9112 §3.2.1: absolute-path ["?" query]).
+        var question = -1
+        var fragment = -1
+        let targetCount = target.count
+        var j = 0
+        // A word at a time while 8 bytes remain: most words of a path hold none of those bytes.
+        while j &+ 8 <= targetCount {
+            if Self.mayNeedLook(
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: targetStart &+ j, as: UInt64.self)))
+            {
+                for k in j..<(j &+ 8) {
+                    guard
+                        Self.look(
+                            base.load(fromByteOffset: targetStart &+ k, as: UInt8.self), at: k, &question, &fragment)
+                    else { return nil }
+                }
+            }
+            j &+= 8
+        }
+        while j < targetCount {
+            guard Self.look(base.load(fromByteOffset: targetStart &+ j, as: UInt8.self), at: j, &question, &fragment)
+            else { return nil }
+            j &+= 1
+        }
         if version == nil {
             // RFC 1945 §4.1: a Simple-Request is only ever `GET` with an absolute path.
             guard HTTPBytes.equalsLowercase(method, "get"), method[0] == UInt8(ascii: "G"),
@@ -93,14 +130,73 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: Self.methodString(method), target: target.isEmpty ? "" : HTTPBytes.string(target),
+            method: Self.methodString(method), target: splitTarget(target, question: question, fragment: fragment),
             version: version ?? http09, nonstandard: nonstandard)
     }
 
+    /// Whether the 8 bytes of `word` may hold a control character, DEL, `?` or `#` (SWAR: a byte below 0x20
+    /// leaves its high bit set in `word - 0x20…` where it was clear; a byte equal to `c` is a zero byte of
+    /// `word ^ c…`). Never false when one is there; a false alarm only costs the byte-by-byte look.
+    @inline(__always)
+    private static func mayNeedLook(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & high }
+        let controls = (word &- ones &* 0x20) & ~word & high
+        return controls | zeroByte(word ^ (ones &* 0x7F)) | zeroByte(word ^ (ones &* 0x3F))
+            | zeroByte(word ^ (ones &* 0x23))
+            != 0
+    }
+
+    /// One target byte at `index`: false for a control character (HT included) or DEL, which no start line
+    /// holds; else notes the first `?` and `#`.
+    @inline(__always)
+    private static func look(_ b: UInt8, at index: Int, _ question: inout Int, _ fragment: inout Int) -> Bool {
+        // Every byte that needs a look is below `@` or DEL: one compare passes letters.
+        guard b < 0x40 || b == 0x7F else { return true }
+        if b < 0x20 || b == 0x7F { return false }
+        if b == UInt8(ascii: "?") {
+            if question < 0 { question = index }
+        } else if b == UInt8(ascii: "#") {
+            if fragment < 0 { fragment = index }
+        }
+        return true
+    }
+
+    /// The strings of a target whose first `?` and `#` are at `question` and `fragment` (-1: none). Both
+    /// are ASCII, never inside a UTF-8 sequence, so making the parts from bytes equals splitting the
+    /// (repaired) string of the whole target, as `HTTPTarget.resolve` does.
+    private static func splitTarget(_ target: UnsafeRawBufferPointer, question: Int, fragment: Int) -> HTTPRequestTarget
+    {
+        guard let first = target.first, first == UInt8(ascii: "/") else {
+            return .other(target.isEmpty ? "" : HTTPBytes.string(target))
+        }
+        let end = fragment >= 0 ? fragment : target.count
+        guard question >= 0, question < end else {
+            return .origin(path: HTTPBytes.string(UnsafeRawBufferPointer(rebasing: target[0..<end])), query: nil)
+        }
+        return .origin(
+            path: HTTPBytes.string(UnsafeRawBufferPointer(rebasing: target[0..<question])),
+            query: HTTPBytes.string(UnsafeRawBufferPointer(rebasing: target[(question + 1)..<end])))
+    }
+
+    /// `HTTP/1.1` or `HTTP/1.0` exactly (upper case), as literals; nil for anything else, left to `versionKind`.
+    @inline(__always)
+    private static func standardVersion(_ v: UnsafeRawBufferPointer) -> String? {
+        let word = UInt64(littleEndian: v.baseAddress!.loadUnaligned(as: UInt64.self))
+        switch word {
+        case 0x312E_312F_5054_5448: return "HTTP/1.1"  // "HTTP/1.1"
+        case 0x302E_312F_5054_5448: return "HTTP/1.0"  // "HTTP/1.0"
+        default: return nil
+        }
+    }
+
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> HTTPStartLine? {
-        guard line.count >= 12, line[8] == HTTPBytes.sp,
-            let odd = versionKind(UnsafeRawBufferPointer(rebasing: line[0..<8]), request: false)
-        else { return nil }
+        guard line.count >= 12, line[8] == HTTPBytes.sp else { return nil }
+        let v = UnsafeRawBufferPointer(rebasing: line[0..<8])
+        // `HTTP/1.1` and `HTTP/1.0` with one word compare; any other version is judged by `versionKind`.
+        let standard = standardVersion(v)
+        guard let odd = standard != nil ? false : versionKind(v, request: false) else { return nil }
         var i = 8
         while i < line.count, line[i] == HTTPBytes.sp { i += 1 }
         guard i + 3 <= line.count else { return nil }
@@ -111,9 +207,7 @@ enum HTTPStartLine {
             code = code * 10 + Int(d)
         }
         guard code >= 100, i + 3 == line.count || HTTPBytes.isWhitespace(line[i + 3]) else { return nil }
-        return .status(
-            version: versionString(UnsafeRawBufferPointer(rebasing: line[0..<8]), nonstandard: odd), code: code,
-            nonstandard: odd)
+        return .status(version: standard ?? versionString(v, nonstandard: odd), code: code, nonstandard: odd)
     }
 
     /// The common methods and versions as string literals: nothing to validate or allocate, and literals

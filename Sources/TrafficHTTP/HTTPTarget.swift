@@ -1,3 +1,27 @@
+/// A request target as the start line gave it (RFC 9112 §3.2), split once from the line's bytes.
+///
+/// A struct of plain fields, not an enum with payloads: inside `HTTPStartLine` a nested payload enum made
+/// every start line's destruction go through generic value witnesses.
+struct HTTPRequestTarget: Equatable {
+    /// Origin form (`/path?query#fragment`), by far the commonest: `text` is the path and `query` the
+    /// query (nil without `?`), the fragment dropped, exactly as `HTTPTarget.resolve` splits it. Any other
+    /// form (absolute, authority, `*`, empty): `text` is the target as sent, resolved by `HTTPTarget.resolve`.
+    var isOriginForm: Bool
+    var text: String
+    var query: String?
+
+    static func origin(path: String, query: String?) -> HTTPRequestTarget {
+        HTTPRequestTarget(isOriginForm: true, text: path, query: query)
+    }
+
+    static func other(_ text: String) -> HTTPRequestTarget {
+        HTTPRequestTarget(isOriginForm: false, text: text, query: nil)
+    }
+
+    /// The target as text (the fragment of an origin-form target is gone): for tests.
+    var joined: String { query.map { text + "?" + $0 } ?? text }
+}
+
 /// Host, path and query of a request, from its target (RFC 9112 §3.2) and `Host` field.
 package struct HTTPTarget: Equatable {
     package var host: String
@@ -16,9 +40,29 @@ package struct HTTPTarget: Equatable {
     /// - `OPTIONS *` has path `*`.
     /// - Without either, the host is `defaultHost` (the server address).
     /// Hosts are lower-cased and lose the scheme's default port (80, or 443 for https).
-    package static func resolve(method: String?, target: String?, hostField: String?, defaultHost: String) -> HTTPTarget {
+    package static func resolve(method: String?, target: String?, hostField: String?, defaultHost: String) -> HTTPTarget
+    {
         var host: String? = nil
         if let h = hostField, !h.isEmpty { host = normalizedHost(h, defaultPort: "80") }
+        return resolve(method: method, target: target, normalizedHost: host, defaultHost: defaultHost)
+    }
+
+    /// `resolve` for a target the start line split already (`HTTPRequestTarget`): origin form, the
+    /// commonest, needs nothing more. `normalizedHost` is the `Host` field's (nil when absent or empty).
+    static func resolve(
+        method: String?, target: HTTPRequestTarget?, normalizedHost host: String?, defaultHost: String
+    ) -> HTTPTarget {
+        guard let target else { return HTTPTarget(host: host ?? defaultHost, path: "/", query: nil) }
+        if target.isOriginForm { return HTTPTarget(host: host ?? defaultHost, path: target.text, query: target.query) }
+        return resolve(method: method, target: target.text, normalizedHost: host, defaultHost: defaultHost)
+    }
+
+    private static func resolve(
+        method: String?, target: String?, normalizedHost hostField: String?, defaultHost: String
+    )
+        -> HTTPTarget
+    {
+        var host = hostField
         guard let target else { return HTTPTarget(host: host ?? defaultHost, path: "/", query: nil) }
         // Only an authority-form target (`host:port`, RFC 9112 §3.2.3) names CONNECT's host; an origin-form
         // one (`CONNECT / HTTP/1.1`, invalid, in Zeek's methods.pcap) falls through to `Host` like any

@@ -103,9 +103,9 @@ extension HTTPMessageParser {
     }
 
     /// The completed message's record, handed over, not copied (no retain of every string); the next
-    /// message starts from the template anyway.
+    /// message starts from a fresh record anyway.
     func takeRecord() -> MessageRecord {
-        var done = template
+        var done = freshRecord()
         swap(&done, &record)
         recordIsFresh = true
         return done

@@ -56,8 +56,12 @@ final class HTTPMessageParser {
     let isRequest: Bool
     let limits: HTTPLimits
     let scratch: DecodingScratch
-    /// Connection, client, server and kind pre-filled; copied at each message start.
-    let template: MessageRecord
+    /// What a fresh record of this direction has besides its identity (connection, client, server, kind, which
+    /// every record of the parser shares): no template record is kept, whose copies and destruction cost more
+    /// than a connection's other setup, and which was copied again for every message it restarted.
+    private let defaultHost: String
+    private let startTime: CaptureTime
+    private let decrypted: Bool
 
     var state = State.startLine
     var counts = HTTPByteCounts()
@@ -98,7 +102,7 @@ final class HTTPMessageParser {
 
     // The message being parsed.
     var record: MessageRecord
-    /// `record` equals the template (`takeRecord` left one): the next message need not restart it.
+    /// `record` is a fresh one (`takeRecord` left one): the next message need not restart it.
     /// Whoever writes `record` outside a message, or leaves a finished message in it, must clear it.
     var recordIsFresh = true
     var fields = HTTPHeadFields()
@@ -124,9 +128,12 @@ final class HTTPMessageParser {
     var tunnelAfterMessage = false
     var heldSwitchBytes = 0
 
-    init(isRequest: Bool, template: MessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
+    /// `template`: the first record, with the parser's identity, start time, default host and `decrypted`.
+    init(isRequest: Bool, template: consuming MessageRecord, limits: HTTPLimits, scratch: DecodingScratch) {
         self.isRequest = isRequest
-        self.template = template
+        defaultHost = template.host
+        startTime = template.time
+        decrypted = template.decrypted
         self.limits = limits
         self.scratch = scratch
         self.record = template
@@ -134,11 +141,17 @@ final class HTTPMessageParser {
         // allocations per connection are measurable with tens of thousands of connections.
     }
 
-    /// Not inlined: passing `template` to `restart(from:)` in another module copies it (550 bytes) to the stack
-    /// first, and inlined into `parse` that copy was hoisted to run for every segment instead of every message.
-    @inline(never)
     private func restartRecord() {
-        record.restart(from: template)
+        record.restart(time: startTime, host: defaultHost, decrypted: decrypted)
+    }
+
+    /// A fresh record with this parser's identity.
+    func freshRecord() -> MessageRecord {
+        var fresh = MessageRecord(
+            connection: record.connection, index: 0, kind: record.kind, time: startTime, client: record.client,
+            server: record.server, host: defaultHost, path: "")
+        fresh.decrypted = decrypted
+        return fresh
     }
 
     /// Whether the next byte would start a new message (nothing of it buffered yet).

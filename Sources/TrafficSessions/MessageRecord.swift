@@ -230,64 +230,59 @@ public struct MessageRecord: Sendable {
         if !flags.contains(anomaly) { flags.append(anomaly) }
     }
 
-    /// Makes this record `template` again in place, except for the identity that every record of one
-    /// parser shares (`connection`, `kind`, `client`, `server`): those are left as they are. Assigning
-    /// the template copies the whole record (a retain per string) and destroys the old one (a release per
-    /// string) for every message. A template's optional strings are nil (a parser's template carries only
-    /// identity, host and path): here they are cleared where set, without copying the template's (an
-    /// optional string is copied through its type's value witness, ~90 instructions). Every stored
-    /// property is listed; a test compares each one with the template's.
-    package mutating func restart(from template: MessageRecord) {
-        assert(
-            template.method == nil && template.version == nil && template.query == nil && template.contentType == nil
-                && template.contentEncoding == nil && template.transferEncoding == nil,
-            "a record template without optional strings")
-        index = template.index
-        time = template.time
+    /// Makes this record a fresh one again in place — what `MessageRecord.init` makes with this record's identity
+    /// (`connection`, `kind`, `client`, `server`, left as they are), `time`, `host` and an empty path — with
+    /// `decrypted` set as given. Assigning a new record copies the whole record (a retain per string) and
+    /// destroys the old one (a release per string) for every message, and a stored template to copy from costs
+    /// its copies per connection: fields are set where they differ, strings cleared where set. Every stored
+    /// property is listed; a test compares each one with a fresh record's.
+    package mutating func restart(time: CaptureTime, host: String, decrypted: Bool) {
+        index = 0
+        self.time = time
         if method != nil { method = nil }
-        status = template.status
+        status = nil
         if version != nil { version = nil }
-        streamID = template.streamID
-        host = template.host
-        path = template.path
+        streamID = nil
+        self.host = host
+        path = ""
         if query != nil { query = nil }
-        lineBytes = template.lineBytes
-        headerBytes = template.headerBytes
-        cookieBytes = template.cookieBytes
-        headerDecodedBytes = template.headerDecodedBytes
-        cookieDecodedBytes = template.cookieDecodedBytes
-        bodyBytes = template.bodyBytes
-        encodedBodyBytes = template.encodedBodyBytes
-        decodedBodyBytes = template.decodedBodyBytes
-        missingBytes = template.missingBytes
-        if tlsStorage != nil || template.tlsStorage != nil { tlsStorage = template.tlsStorage }
-        if quicStorage != nil || template.quicStorage != nil { quicStorage = template.quicStorage }
-        handshakeBytes = template.handshakeBytes
-        teardownBytes = template.teardownBytes
-        packetOverheadBytes = template.packetOverheadBytes
-        retransmittedBytes = template.retransmittedBytes
-        tunnelBytes = template.tunnelBytes
-        tlsOverheadBytes = template.tlsOverheadBytes
-        tlsHandshakeBytes = template.tlsHandshakeBytes
-        h2ControlBytes = template.h2ControlBytes
-        quicOverheadBytes = template.quicOverheadBytes
-        h3ControlBytes = template.h3ControlBytes
-        quicConnectionBytes = template.quicConnectionBytes
-        streamOffset = template.streamOffset
-        segmentHeaderBytes = template.segmentHeaderBytes
-        decrypted = template.decrypted
-        lastByteTime = template.lastByteTime
-        connect = template.connect
-        wait = template.wait
-        tlsHandshake = template.tlsHandshake
-        if !head.isEmpty || !template.head.isEmpty { head = template.head }
-        if !body.isEmpty || !template.body.isEmpty { body = template.body }
+        lineBytes = 0
+        headerBytes = 0
+        cookieBytes = 0
+        headerDecodedBytes = nil
+        cookieDecodedBytes = nil
+        bodyBytes = 0
+        encodedBodyBytes = 0
+        decodedBodyBytes = 0
+        missingBytes = 0
+        if tlsStorage != nil { tlsStorage = nil }
+        if quicStorage != nil { quicStorage = nil }
+        handshakeBytes = 0
+        teardownBytes = 0
+        packetOverheadBytes = 0
+        retransmittedBytes = 0
+        tunnelBytes = 0
+        tlsOverheadBytes = 0
+        tlsHandshakeBytes = 0
+        h2ControlBytes = 0
+        quicOverheadBytes = 0
+        h3ControlBytes = 0
+        quicConnectionBytes = 0
+        streamOffset = 0
+        segmentHeaderBytes = 0
+        self.decrypted = decrypted
+        lastByteTime = .zero
+        connect = nil
+        wait = nil
+        tlsHandshake = nil
+        if !head.isEmpty { head = [] }
+        if !body.isEmpty { body = [] }
         if contentType != nil { contentType = nil }
         if contentEncoding != nil { contentEncoding = nil }
         if transferEncoding != nil { transferEncoding = nil }
-        complete = template.complete
-        paired = template.paired
-        if !flags.isEmpty || !template.flags.isEmpty { flags = template.flags }
+        complete = true
+        paired = false
+        if !flags.isEmpty { flags = [] }
     }
 
     /// 0 for what the client sent (a request, a client-to-server TLS record), 1 for the server's: the order of

@@ -107,8 +107,8 @@ struct HTTPUnitTests {
     }
 }
 
-/// `restart(from:)` resets a parser's record in place instead of assigning the template: every stored
-/// property but the shared identity must come back to the template's value. A property added to the record
+/// `restart(time:host:decrypted:)` resets a parser's record in place instead of assigning a new record: every
+/// stored property but the shared identity must come back to a fresh record's value. A property added to the record
 /// and forgotten in `restart` makes the first expectation fail (it is not made different below).
 @Test func restartingARecordResetsEveryStoredProperty() {
     var template = MessageRecord(
@@ -169,7 +169,7 @@ struct HTTPUnitTests {
     for ((label, before), (_, original)) in zip(fields(used), fields(template)) where !identity.contains(label) {
         #expect(before != original, "the test leaves \(label) as in the template: set it above")
     }
-    used.restart(from: template)
+    used.restart(time: template.time, host: template.host, decrypted: template.decrypted)
     for ((label, after), (_, original)) in zip(fields(used), fields(template)) {
         #expect(after == original, "\(label) after restart")
     }
@@ -212,7 +212,7 @@ struct HTTPUnitTests {
     var held = HeldRequestRecords()
     var next = 1, expected = 1
     func hold() {
-        parser.record.restart(from: template)
+        parser.record.restart(time: template.time, host: template.host, decrypted: template.decrypted)
         parser.record.index = next
         parser.record.path = "/api/v1/orders/\(next)/with/a/long/path"
         held.hold(from: parser)

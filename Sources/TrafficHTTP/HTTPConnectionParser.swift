@@ -122,14 +122,17 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             host = address.isIPv6 ? "[\(address)]" : address.description
         }
         defaultHost = host
-        var template = MessageRecord(
-            connection: info.id, index: 0, kind: .request, time: info.start, client: info.client.description,
-            server: server, host: host, path: "")
-        template.decodedBodyBytes = 0
-        template.decrypted = decrypted
-        requests = HTTPMessageParser(isRequest: true, template: template, limits: limits, scratch: scratch)
-        template.kind = .response
-        responses = HTTPMessageParser(isRequest: false, template: template, limits: limits, scratch: scratch)
+        // Each parser's first record made for it and moved in (a record copied is a retain per string).
+        let client = info.client.description
+        func first(_ kind: MessageRecord.Kind) -> MessageRecord {
+            var record = MessageRecord(
+                connection: info.id, index: 0, kind: kind, time: info.start, client: client, server: server, host: host,
+                path: "")
+            record.decrypted = decrypted
+            return record
+        }
+        requests = HTTPMessageParser(isRequest: true, template: first(.request), limits: limits, scratch: scratch)
+        responses = HTTPMessageParser(isRequest: false, template: first(.response), limits: limits, scratch: scratch)
     }
 
     /// Whether at least one HTTP start line was seen in either direction.

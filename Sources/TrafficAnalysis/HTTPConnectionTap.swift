@@ -82,7 +82,7 @@ final class HTTPConnectionTap: SessionStage {
     // reference per record).
     private func makeHTTP1() -> HTTPConnectionParser {
         HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
-            [unowned(unsafe) self] record in self.arrived(record)
+            [unowned(unsafe) self] record in self.arrived(&record)
         }
     }
 
@@ -123,6 +123,16 @@ final class HTTPConnectionTap: SessionStage {
         } else {
             deliver(record)
         }
+    }
+
+    /// An HTTP/1 record, given in place (it is the parser's, which restarts it for the next message): the first
+    /// exchange's handshake times are set on it, not on a copy.
+    private func arrived(_ record: inout MessageRecord) {
+        if record.index == 1, connect != nil || tlsHandshake != nil {
+            record.connect = connect
+            record.tlsHandshake = tlsHandshake
+        }
+        deliver(record)
     }
 
     private func deliver(_ record: MessageRecord) {

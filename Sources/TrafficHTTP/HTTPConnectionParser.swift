@@ -67,7 +67,7 @@ import TrafficSessions
 public final class HTTPConnectionParser: StreamAnalyzer {
     public let info: TCPConnectionInfo
     private let limits: HTTPLimits
-    private let emit: (MessageRecord) -> Void
+    private let emit: (inout MessageRecord) -> Void
     private let requests: HTTPMessageParser
     private let responses: HTTPMessageParser
     /// The host of messages without `Host`: the server address, with its port unless 80.
@@ -107,7 +107,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// `decrypted`: the bytes come from a TLS stage, so records say so, and the default port of a host is 443.
     public init(
         info: TCPConnectionInfo, scratch: DecodingScratch = DecodingScratch(), limits: HTTPLimits = .init(),
-        decrypted: Bool = false, emit: @escaping (MessageRecord) -> Void
+        decrypted: Bool = false, emit: @escaping (inout MessageRecord) -> Void
     ) {
         self.info = info
         self.limits = limits
@@ -513,7 +513,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         // copy of the whole record (550 bytes) for every message.
         let bytes = record.transferBytes
         parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += bytes
-        emit(record)
+        emit(&record)
     }
 
     /// `Upgrade: h2c` or a list holding it (`Upgrade: websocket, h2c`), any case.

@@ -286,6 +286,19 @@ package final class ReportBuilder {
         return counter.count
     }
 
+    /// `normalizedKeyCount` of keys as `GroupKeyBytes`, one after the other (`GroupTable.keys`).
+    package static func normalizedKeyCount(keyBytes: [UInt8], ends: [Int], pathColumn column: Int) -> Int {
+        var counter = NormalizedKeyCounter(pathColumn: column)
+        keyBytes.withUnsafeBytes { bytes in
+            var start = 0
+            for end in ends {
+                counter.add(keyBytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
+        return counter.count
+    }
+
     /// The result of a count made on another thread (read after joining it).
     private final class NormalizedCount: @unchecked Sendable {
         var value: Int?
@@ -350,14 +363,13 @@ package final class ReportBuilder {
 
     /// Every group in the table, sorted in memory.
     private func buildGroupsInMemory() -> (rows: ReportGroups, normalizedCount: Int?) {
-        var rows = groups.drainRows()
-        let keys = rows.map(\.keys)
-        // Counting what `--normalize-paths` would leave reads only the keys: with more than one job it runs
-        // on a second thread while the rows are sorted.
+        // Counting what `--normalize-paths` would leave reads only the keys' bytes (no `String` made): with
+        // more than one job it runs on a second thread while the rows are sorted and made.
         let normalizedCount = NormalizedCount()
         var counting: WorkerThread?
         if let column = normalizedColumn {
-            let count = { normalizedCount.value = Self.normalizedKeyCount(keys, pathColumn: column) }
+            let keys = groups.keys
+            let count = { normalizedCount.value = Self.normalizedKeyCount(keyBytes: keys.bytes, ends: keys.ends, pathColumn: column) }
             if options.jobs > 1 {
                 counting = WorkerThread(count)
                 counting?.start()
@@ -365,7 +377,10 @@ package final class ReportBuilder {
                 count()
             }
         }
-        ReportOrderRuns.sort(&rows)
+        // Sorted on the keys' bytes before the rows are made, which are then moved into that order.
+        let order = groups.slotsInReportOrder()
+        var rows = groups.drainRows()
+        Permutation.apply(&rows, by: order)
         counting?.join()
         return (ReportGroups(rows), normalizedCount.value)
     }

@@ -99,22 +99,36 @@ extension AnalyzeReport {
         var table = TextTable(columns: columns)
         // Closures over the rows capture these, not `self`: a report copied for every row cost more than the row.
         let exactBytes = exactBytes
-        // The numeric cells of a group in column order, each a count or a byte amount: one list for the
-        // measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
+        // The numeric cells of a group in column order, the first a count and the others byte amounts: one
+        // list for the measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
         // Totals are read in place: a copy per row retains and releases their arrays.
-        func forEachNumber(_ totals: UnsafePointer<GroupTotals>, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+        let numberCount = showWire ? 10 : 9
+        func numbers(_ totals: UnsafePointer<GroupTotals>, into values: UnsafeMutablePointer<Int>) {
             let request = totals.pointer(to: \.request)!, response = totals.pointer(to: \.response)!
-            body(totals.pointee.requests, true)
-            body(request.pointee.bytes, false)
-            body(response.pointee.bytes, false)
+            values[0] = totals.pointee.requests
+            values[1] = request.pointee.bytes
+            values[2] = response.pointee.bytes
             // Per response (rounded down), so an unanswered request does not make responses look smaller.
-            body(response.pointee.bytes / max(1, totals.pointee.responses), false)
-            body(Self.head(totals.pointee), false)
-            body(request.pointee.cookieBytes &+ response.pointee.cookieBytes, false)
-            body(request.pointee.decodedBodyBytes &+ response.pointee.decodedBodyBytes, false)
-            body(request.pointee.compressionSavingBytes &+ response.pointee.compressionSavingBytes, false)
-            body(request.pointee.bytes &+ response.pointee.bytes, false)  // totalBytes
-            if showWire { body(request.pointee.wireBytes &+ response.pointee.wireBytes, false) }
+            values[3] = response.pointee.bytes / max(1, totals.pointee.responses)
+            values[4] = Self.head(totals.pointee)
+            values[5] = request.pointee.cookieBytes &+ response.pointee.cookieBytes
+            values[6] = request.pointee.decodedBodyBytes &+ response.pointee.decodedBodyBytes
+            values[7] = request.pointee.compressionSavingBytes &+ response.pointee.compressionSavingBytes
+            values[8] = request.pointee.bytes &+ response.pointee.bytes  // totalBytes
+            if showWire { values[9] = request.pointee.wireBytes &+ response.pointee.wireBytes }
+        }
+        /// Calls `body` with `numbers` of `totals` on the stack: rows are made tens of thousands of times, and
+        /// a closure called per number cost more than formatting it.
+        func withNumbers<R>(_ totals: UnsafePointer<GroupTotals>, _ body: (UnsafeBufferPointer<Int>) -> R) -> R {
+            var storage: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &storage) { raw in
+                let values = raw.bindMemory(to: Int.self)
+                numbers(totals, into: values.baseAddress!)
+                return body(UnsafeBufferPointer(rebasing: values[..<numberCount]))
+            }
+        }
+        func forEachNumber(_ totals: UnsafePointer<GroupTotals>, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+            withNumbers(totals) { values in for i in values.indices { body(values[i], i == 0) } }
         }
         func row(_ group: UnsafePointer<ReportGroup>, shown: [Bool], into cells: inout TextTable.Cells) {
             for key in group.pointee.keys { cells.append(key) }
@@ -127,13 +141,16 @@ extension AnalyzeReport {
             numberCells(totals, shown: shown, into: &cells)
         }
         func numberCells(_ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
-            forEachNumber(totals) { value, isCount in
-                if !shown[cells.count] {
-                    cells.appendEmpty()
-                } else if isCount || exactBytes {
-                    cells.append(decimal: value)
-                } else {
-                    cells.append(humanBytes: value)
+            withNumbers(totals) { values in
+                let first = cells.count
+                for i in values.indices {
+                    if !shown[first + i] {
+                        cells.appendEmpty()
+                    } else if i == 0 || exactBytes {
+                        cells.append(decimal: values[i])
+                    } else {
+                        cells.append(humanBytes: values[i])
+                    }
                 }
             }
             forEachWait(totals) { text in
@@ -150,12 +167,16 @@ extension AnalyzeReport {
         }
         /// The numeric and wait cells of a row, from column `column` on.
         func widenNumbers(_ totals: UnsafePointer<GroupTotals>, from column: Int, _ widths: inout [Int]) {
-            var column = column
-            forEachNumber(totals) { value, isCount in
-                let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
-                widths[column] = max(widths[column], width)
-                column += 1
+            precondition(column + numberCount <= widths.count, "a width for every numeric column")
+            withNumbers(totals) { values in
+                widths.withUnsafeMutableBufferPointer { widths in
+                    for i in values.indices {
+                        let width = i == 0 || exactBytes ? decimalWidth(values[i]) : humanBytesWidth(values[i])
+                        widths[column + i] = max(widths[column + i], width)
+                    }
+                }
             }
+            var column = column + numberCount
             forEachWait(totals) { text in
                 widths[column] = max(widths[column], TextTable.displayWidth(text))
                 column += 1

@@ -208,6 +208,36 @@ package struct GroupTable {
         return rows
     }
 
+    /// Every group in the order of `order` (a permutation of the slots, `slotsInReportOrder`), with its key
+    /// as bytes; the table is left empty. The totals are moved, not copied.
+    package mutating func drainKeyed(order: [Int]) -> KeyedGroups {
+        precondition(order.count == count, "a permutation of every slot")
+        var keys = [UInt8](repeating: 0, count: keyBytes.count)
+        var ends: [Int] = []
+        ends.reserveCapacity(count)
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { keyEnds in
+                keys.withUnsafeMutableBytes { out in
+                    var at = 0
+                    for slot in order {
+                        let start = slot == 0 ? 0 : keyEnds[slot - 1], length = keyEnds[slot] - start
+                        if length > 0 { (out.baseAddress! + at).copyMemory(from: bytes.baseAddress! + start, byteCount: length) }
+                        at += length
+                        ends.append(at)
+                    }
+                }
+            }
+        }
+        var totals: [GroupTotals] = []
+        totals.reserveCapacity(count)
+        drainInPlace { _, _, slotTotals in
+            totals.append(slotTotals.move())
+            slotTotals.initialize(to: GroupTotals())
+        }
+        Permutation.apply(&totals, by: order)
+        return KeyedGroups(keyBytes: keys, keyEnds: ends, totals: totals)
+    }
+
     /// Every slot in report order (`ReportGroup.precedes`: total bytes descending, then keys), from the
     /// keys' bytes: comparing strings of rows made first cost twice as much. Equal totals and keys that only
     /// `String`s call equal keep slot order, as the stable sort of rows in slot order did.

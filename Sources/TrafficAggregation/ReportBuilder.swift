@@ -377,12 +377,12 @@ package final class ReportBuilder {
                 count()
             }
         }
-        // Sorted on the keys' bytes before the rows are made, which are then moved into that order.
+        // Sorted on the keys' bytes; the keys stay bytes (`KeyedGroups`): rows with `String`s are made only
+        // where they are read (a table copies the bytes into its cells).
         let order = groups.slotsInReportOrder()
-        var rows = groups.drainRows()
-        Permutation.apply(&rows, by: order)
+        let keyed = groups.drainKeyed(order: order)
         counting?.join()
-        return (ReportGroups(rows), normalizedCount.value)
+        return (ReportGroups(storage: .keyed(keyed), count: keyed.count), normalizedCount.value)
     }
 
     /// Keys whose hash is at least this are in the second half of the runs.

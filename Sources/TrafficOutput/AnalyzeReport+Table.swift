@@ -141,18 +141,7 @@ extension AnalyzeReport {
             numberCells(totals, shown: shown, into: &cells)
         }
         func numberCells(_ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
-            withNumbers(totals) { values in
-                let first = cells.count
-                for i in values.indices {
-                    if !shown[first + i] {
-                        cells.appendEmpty()
-                    } else if i == 0 || exactBytes {
-                        cells.append(decimal: values[i])
-                    } else {
-                        cells.append(humanBytes: values[i])
-                    }
-                }
-            }
+            withNumbers(totals) { values in cells.append(numbers: values, decimalCount: 1, exact: exactBytes, shown: shown) }
             forEachWait(totals) { text in
                 if shown[cells.count] { cells.append(text) } else { cells.appendEmpty() }
             }
@@ -182,7 +171,30 @@ extension AnalyzeReport {
                 column += 1
             }
         }
-        if let groups = tableGroups() {
+        /// A row measured from its key's bytes: a field's display width is that of its UTF-8 bytes (written
+        /// from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
+        func widen(keyBytes key: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, _ widths: inout [Int]) {
+            var column = 0
+            GroupKeyBytes.forEachField(key) { field in
+                // (A damaged entry's extra fields are not measured: its reading fails the report.)
+                if column < keyCount {
+                    widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
+                }
+                column += 1
+            }
+            widenNumbers(totals, from: keyCount, &widths)
+        }
+        if sort == .total, top == nil, let keyed = report.groups.keyed {
+            // In memory with the keys as bytes: they are copied into the cells as they are, with no `String`
+            // made per key. Both closures only read `keyed`: a large table is made on two threads when asked.
+            table.rowSource = (keyed.count, { i, shown, cells in
+                keyed.withGroup(i) { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
+            })
+            table.rowsOnTwoThreads = rowThreads > 1
+            table.rowWidths = { i, widths in
+                keyed.withGroup(i) { key, totals in widen(keyBytes: key, totals, &widths) }
+            }
+        } else if let groups = tableGroups() {
             table.rowSource = (groups.count, { i, shown, cells in
                 groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
             })
@@ -205,22 +217,9 @@ extension AnalyzeReport {
                 }
                 _ = reader?.next { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
             })
-            // Measured from the groups' bytes as read: a key field's display width is that of its UTF-8 bytes
-            // (written from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
+            // Measured from the groups' bytes as read.
             table.rowWidthParts = groups.unorderedParts(rowThreads).map { part in
-                { widths in
-                    part.forEachInPlace { key, totals in
-                        var column = 0
-                        GroupKeyBytes.forEachField(key) { field in
-                            // (A damaged entry's extra fields are not measured: its reading fails the report.)
-                            if column < keyCount {
-                                widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
-                            }
-                            column += 1
-                        }
-                        widenNumbers(totals, from: keyCount, &widths)
-                    }
-                }
+                { widths in part.forEachInPlace { key, totals in widen(keyBytes: key, totals, &widths) } }
             }
         }
         var totalKeys = report.groupBy.map { _ in "" }

@@ -187,6 +187,28 @@ public struct TextTable {
             storage.end(at + count, width: count)
         }
 
+        /// A cell per value: the first `decimalCount` as `append(decimal:)`, the others as
+        /// `append(humanBytes:)` (or decimals when `exact`), and an empty cell for a column whose `shown` is
+        /// false (the cell's column: `count` when it is appended). One reservation for them all: a table
+        /// appends ten numbers per row, tens of thousands of rows.
+        mutating func append(numbers values: UnsafeBufferPointer<Int>, decimalCount: Int, exact: Bool, shown: [Bool]) {
+            let storage = unique()
+            _ = storage.reserve(values.count * max(maxDecimalBytes, maxHumanBytes), cells: values.count)
+            var at = storage.bytes + storage.byteCount
+            for i in values.indices {
+                let count: Int
+                if !shown[storage.cellCount] {
+                    count = 0
+                } else if i < decimalCount || exact {
+                    count = writeDecimal(values[i], to: at)
+                } else {
+                    count = writeHumanBytes(values[i], to: at)
+                }
+                at += count
+                storage.end(at, width: count)
+            }
+        }
+
         public mutating func appendEmpty() {
             let storage = unique()
             storage.end(storage.reserve(0), width: 0)
@@ -256,14 +278,14 @@ public struct TextTable {
                 return copy
             }
 
-            /// Room for `count` more bytes (and one more cell end): where they go.
+            /// Room for `count` more bytes and `cells` more cell ends: where the bytes go.
             @inline(__always)
-            func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
-                if count > byteCapacity - byteCount || cellCount == cellCapacity { grow(count) }
+            func reserve(_ count: Int, cells: Int = 1) -> UnsafeMutablePointer<UInt8> {
+                if count > byteCapacity - byteCount || cells > cellCapacity - cellCount { grow(count, cells: cells) }
                 return bytes + byteCount
             }
 
-            private func grow(_ count: Int) {
+            private func grow(_ count: Int, cells: Int) {
                 if count > byteCapacity - byteCount {
                     let capacity = max(2 * byteCapacity, byteCount + count)
                     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -272,16 +294,17 @@ public struct TextTable {
                     bytes = grown
                     byteCapacity = capacity
                 }
-                if cellCount == cellCapacity {
-                    let grownEnds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * cellCapacity)
+                if cells > cellCapacity - cellCount {
+                    let capacity = max(2 * cellCapacity, cellCount + cells)
+                    let grownEnds = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
                     grownEnds.update(from: ends, count: cellCount)
                     ends.deallocate()
                     ends = grownEnds
-                    let grownWidths = UnsafeMutablePointer<Int>.allocate(capacity: 2 * cellCapacity)
+                    let grownWidths = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
                     grownWidths.update(from: widths, count: cellCount)
                     widths.deallocate()
                     widths = grownWidths
-                    cellCapacity *= 2
+                    cellCapacity = capacity
                 }
             }
 
@@ -417,7 +440,11 @@ public struct TextTable {
         }
 
         func write(_ cells: Cells, into text: inout [UInt8]) {
-            var out = LineCursor(base: line.reserve(padBound + cells.bytes.count))
+            // The line is filled with spaces first, so that padding is only a move of the cursor: a fill
+            // per cell cost a call per cell.
+            let bound = padBound + cells.bytes.count
+            var out = LineCursor(base: line.reserve(bound))
+            out.base.update(repeating: 0x20, count: bound)
             do {
                 let all = cells.bytes
                 for i in visible.indices {
@@ -478,9 +505,9 @@ public struct TextTable {
             count += 3
         }
 
+        /// Skips `spaces` bytes, which are spaces already (`LineWriter.write` fills the line first).
         mutating func pad(_ spaces: Int) {
             guard spaces > 0 else { return }
-            (base + count).update(repeating: 0x20, count: spaces)
             count += spaces
         }
     }

@@ -137,7 +137,7 @@ extension AnalyzeReport {
         /// A row read back from a temporary file: its key's fields copied from their bytes (written from
         /// `String`s: the same bytes as the keys' own), no `String` made.
         func row(keyBytes: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
-            _ = GroupKeyBytes.forEachField(keyBytes) { cells.append(utf8: $0) }
+            cells.append(keyFields: keyBytes)
             numberCells(totals, shown: shown, into: &cells)
         }
         func numberCells(_ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
@@ -175,12 +175,15 @@ extension AnalyzeReport {
         /// from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
         func widen(keyBytes key: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, _ widths: inout [Int]) {
             var column = 0
-            GroupKeyBytes.forEachField(key) { field in
-                // (A damaged entry's extra fields are not measured: its reading fails the report.)
-                if column < keyCount {
-                    widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
+            // Through a pointer: the closure per field would otherwise make `widths` unique each time.
+            widths.withUnsafeMutableBufferPointer { widths in
+                GroupKeyBytes.forEachField(key) { field in
+                    // (A damaged entry's extra fields are not measured: its reading fails the report.)
+                    if column < keyCount, column < widths.count {
+                        widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
+                    }
+                    column += 1
                 }
-                column += 1
             }
             widenNumbers(totals, from: keyCount, &widths)
         }

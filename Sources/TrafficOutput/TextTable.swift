@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficConcurrency
 
 /// A plain-text table with aligned columns that fits a terminal width by shortening one column
@@ -170,6 +171,20 @@ public struct TextTable {
             let at = storage.reserve(text.count)
             if let source = text.baseAddress, !text.isEmpty { at.update(from: source.assumingMemoryBound(to: UInt8.self), count: text.count) }
             storage.end(at + text.count, width: TextTable.displayWidth(UnsafeBufferPointer(start: at, count: text.count)))
+        }
+
+        /// A cell per field of a key as `GroupKeyBytes` (its fields' UTF-8 bytes as they are); a damaged key
+        /// adds the fields before the damage (its reading fails the report). The buffers are made this
+        /// value's own once for the key, not once per field.
+        package mutating func append(keyFields key: UnsafeRawBufferPointer) {
+            let storage = unique()
+            GroupKeyBytes.forEachField(key) { field in
+                let at = storage.reserve(field.count)
+                if let source = field.baseAddress, !field.isEmpty {
+                    at.update(from: source.assumingMemoryBound(to: UInt8.self), count: field.count)
+                }
+                storage.end(at + field.count, width: TextTable.displayWidth(UnsafeBufferPointer(start: at, count: field.count)))
+            }
         }
 
         public mutating func append(decimal value: Int) {

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Group totals by group key: an index from keys to slots, and the totals in fixed-size chunks.
 ///
@@ -162,16 +167,32 @@ package struct GroupTable {
     /// Calls `body` with every group in slot order (its key as `GroupKeyBytes`, its hash, its totals) and
     /// leaves the table empty. Each chunk of totals is freed as soon as it is passed on.
     package mutating func drain(_ body: (UnsafeRawBufferPointer, UInt64, GroupTotals) -> Void) {
+        drainInPlace { key, hash, totals in body(key, hash, totals.pointee) }
+    }
+
+    /// `drain` with each group's totals where they are: `body` may move them out (`move()`) as long as it
+    /// puts totals back (`initialize`), so that a row takes them without a copy that retains their arrays
+    /// and a destruction of the table's that releases them again.
+    private mutating func drainInPlace(_ body: (UnsafeRawBufferPointer, UInt64, UnsafeMutablePointer<GroupTotals>) -> Void) {
         // No more lookups: the index goes before the rows are made.
         indexHashes = []
         indexSlots = []
         var slot = 0
-        for c in chunks.indices {
-            for totals in chunks[c] {
-                withKey(ofSlot: slot) { body($0, slotHashes[slot], totals) }
-                slot += 1
+        let hashes = slotHashes
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { ends in
+                for c in chunks.indices {
+                    var chunk: [GroupTotals] = []
+                    swap(&chunk, &chunks[c])
+                    chunk.withUnsafeMutableBufferPointer { chunk in
+                        for i in chunk.indices {
+                            let key = UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
+                            body(key, hashes[slot], chunk.baseAddress! + i)
+                            slot += 1
+                        }
+                    }
+                }
             }
-            chunks[c] = []
         }
         removeAll()
     }
@@ -180,9 +201,137 @@ package struct GroupTable {
     package mutating func drainRows() -> [ReportGroup] {
         var rows: [ReportGroup] = []
         rows.reserveCapacity(count)
-        drain { key, _, totals in rows.append(ReportGroup(keys: GroupKeyBytes.decode(key) ?? [], totals: totals)) }
+        drainInPlace { key, _, totals in
+            rows.append(ReportGroup(keys: GroupKeyBytes.decode(key) ?? [], totals: totals.move()))
+            totals.initialize(to: GroupTotals())
+        }
         return rows
     }
+
+    /// Every group in the order of `order` (a permutation of the slots, `slotsInReportOrder`), with its key
+    /// as bytes; the table is left empty. The totals are moved, not copied.
+    package mutating func drainKeyed(order: [Int]) -> KeyedGroups {
+        precondition(order.count == count, "a permutation of every slot")
+        var keys = [UInt8](repeating: 0, count: keyBytes.count)
+        var ends: [Int] = []
+        ends.reserveCapacity(count)
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { keyEnds in
+                keys.withUnsafeMutableBytes { out in
+                    var at = 0
+                    for slot in order {
+                        let start = slot == 0 ? 0 : keyEnds[slot - 1], length = keyEnds[slot] - start
+                        if length > 0 { (out.baseAddress! + at).copyMemory(from: bytes.baseAddress! + start, byteCount: length) }
+                        at += length
+                        ends.append(at)
+                    }
+                }
+            }
+        }
+        var totals: [GroupTotals] = []
+        totals.reserveCapacity(count)
+        drainInPlace { _, _, slotTotals in
+            totals.append(slotTotals.move())
+            slotTotals.initialize(to: GroupTotals())
+        }
+        Permutation.apply(&totals, by: order)
+        return KeyedGroups(keyBytes: keys, keyEnds: ends, totals: totals)
+    }
+
+    /// Every slot in report order (`ReportGroup.precedes`: total bytes descending, then keys), from the
+    /// keys' bytes: comparing strings of rows made first cost twice as much. Equal totals and keys that only
+    /// `String`s call equal keep slot order, as the stable sort of rows in slot order did.
+    ///
+    /// Keys of ASCII fields without NUL (nearly all) are compared as their fields joined by NUL, with one
+    /// `memcmp`: `String`s of ASCII order by their bytes, a field that is a prefix of the other's comes first
+    /// (NUL orders before any other byte), and equal fields go on to the next. Other keys are compared by
+    /// `GroupKeyBytes.compare`, which reads the fields and tells where bytes cannot decide.
+    package func slotsInReportOrder() -> [Int] {
+        var order: [(total: Int, slot: Int)] = []
+        order.reserveCapacity(count)
+        for c in chunks.indices {
+            chunks[c].withUnsafeBufferPointer { chunk in
+                for i in chunk.indices {
+                    let totals = chunk.baseAddress! + i
+                    order.append((totals.pointee.request.bytes &+ totals.pointee.response.bytes, order.count))
+                }
+            }
+        }
+        // Slot `s`'s joined fields are `joined[joinedStart[s]..<joinedStart[s] + joinedCount[s]]`; a count of
+        // -1: not ASCII without NUL. A field's length took at least a byte, so the joined fields, a NUL
+        // between each two, take no more room than the keys.
+        var joined = [UInt8](repeating: 0, count: keyBytes.count)
+        var joinedStart = [Int](repeating: 0, count: count)
+        var joinedCount = [Int](repeating: -1, count: count)
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { ends in
+                func key(_ slot: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
+                }
+                joined.withUnsafeMutableBytes { out in
+                    var at = 0
+                    for slot in 0..<count {
+                        let start = at
+                        var plain = true, first = true
+                        let complete = GroupKeyBytes.forEachField(key(slot)) { field in
+                            if !first {
+                                out[at] = 0
+                                at += 1
+                            }
+                            first = false
+                            plain = plain && Self.isPlainASCII(field)
+                            if !field.isEmpty { (out.baseAddress! + at).copyMemory(from: field.baseAddress!, byteCount: field.count) }
+                            at += field.count
+                        }
+                        joinedStart[slot] = start
+                        if plain, complete { joinedCount[slot] = at - start }
+                    }
+                }
+                joined.withUnsafeBufferPointer { joined in
+                    let base = joined.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    joinedStart.withUnsafeBufferPointer { starts in
+                        joinedCount.withUnsafeBufferPointer { counts in
+                            order.sort { a, b in
+                                if a.total != b.total { return a.total > b.total }
+                                let x = counts[a.slot], y = counts[b.slot]
+                                if x >= 0, y >= 0 {
+                                    let c = min(x, y) == 0 ? 0 : memcmp(base + starts[a.slot], base + starts[b.slot], min(x, y))
+                                    return c != 0 ? c < 0 : x < y
+                                }
+                                return GroupKeyBytes.compare(key(a.slot), key(b.slot)) < 0
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return order.map(\.slot)
+    }
+
+    /// Whether every byte is ASCII and none is NUL, eight at a time.
+    private static func isPlainASCII(_ field: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let n = field.count
+        var high: UInt64 = 0, zero: UInt64 = 0
+        while i + 8 <= n {
+            let x = field.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            high |= x
+            // A zero byte (in a word of ASCII bytes) leaves its high bit set here.
+            zero |= (x &- 0x0101_0101_0101_0101) & ~x
+            i += 8
+        }
+        while i < n {
+            let b = field[i]
+            if b == 0 || b >= 0x80 { return false }
+            i += 1
+        }
+        return (high | zero) & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// Every key's bytes, one after the other, and where each ends (slot `s`'s are
+    /// `bytes[ends[s - 1]..<ends[s]]`): shared, not copied, so that they can be read on another thread while
+    /// the table is drained.
+    package var keys: (bytes: [UInt8], ends: [Int]) { (keyBytes, keyEnds) }
 
     /// Frees everything (the report has taken what it needs).
     package mutating func removeAll() {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Collapses identifier segments of paths so that `/users/123/profile` and `/users/456/profile`
 /// form one group, and applies user-given templates such as `/users/{id}/orders/{order}`.
 public struct PathNormalizer: Sendable {
@@ -147,58 +153,125 @@ package struct NormalizedKeyCounter {
     package let pathColumn: Int
     // The normalized keys are hashed and compared as bytes, never made: tens of thousands of paths
     // collapse into a few dozen keys, and making each one (to look it up) cost most of the count.
-    // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8). FNV rather than
-    // a Set of byte arrays: the standard hasher takes a call per byte (1.6 times the instructions).
-    private var distinct: [UInt64: [[UInt8]]] = [:]
+    // Each distinct key is kept as bytes, fields separated by 0xFF (never in UTF-8), all in one buffer,
+    // found through an open-addressing index of their hashes and compared with memcmp: a dictionary of
+    // arrays of byte arrays cost a hashed lookup, an array copy and an element-by-element comparison per key.
+    private var store: [UInt8] = []
+    /// Where each distinct key ends in `store`, and its hash.
+    private var ends: [Int] = []
+    private var hashes: [UInt64] = []
+    /// Key numbers by hash (linear probing, -1 empty), at most half full.
+    private var index: [Int32] = Array(repeating: -1, count: 64)
+    /// The key being looked up, written in place: its first `length` bytes (the array is kept at least as
+    /// long as the longest key so far, so that a key is written with no append per piece).
     private var bytes: [UInt8] = []
-    package private(set) var count = 0
+    package var count: Int { ends.count }
 
     package init(pathColumn: Int) { self.pathColumn = pathColumn }
 
     package mutating func add(_ key: [String]) {
-        bytes.removeAll(keepingCapacity: true)
-        for (i, field) in key.enumerated() {
-            if i == pathColumn {
-                PathNormalizer.forEachCollapsedPiece(field) { bytes.append(contentsOf: $0) }
-            } else {
-                bytes.append(contentsOf: field.utf8)
-            }
-            bytes.append(0xFF)
-        }
-        insert(bytes, hash: bytes.withUnsafeBufferPointer(GroupTable.hash))
+        var keyBytes: [UInt8] = []
+        GroupKeyBytes.append(key, to: &keyBytes)
+        keyBytes.withUnsafeBytes { add(keyBytes: $0) }
     }
 
     /// `add`, of a key as `GroupKeyBytes`.
     package mutating func add(keyBytes: UnsafeRawBufferPointer) {
-        bytes.removeAll(keepingCapacity: true)
-        var i = 0
-        GroupKeyBytes.forEachField(keyBytes) { field in
-            let utf8 = field.assumingMemoryBound(to: UInt8.self)
-            if i == pathColumn {
-                PathNormalizer.forEachCollapsedPiece(utf8: utf8) { bytes.append(contentsOf: $0) }
-            } else {
-                bytes.append(contentsOf: utf8)
+        // `{id}` (4 bytes) replaces at least one byte, and a separator follows each field, whose length took
+        // at least a byte: the normalized key is at most 4 times as long as these bytes, plus one.
+        let bound = 4 * keyBytes.count + 1
+        if bytes.count < bound { bytes.append(contentsOf: repeatElement(0, count: max(bound, 2 * bytes.count) - bytes.count)) }
+        let pathColumn = pathColumn
+        let length = bytes.withUnsafeMutableBufferPointer { out in
+            var length = 0
+            func put(_ piece: UnsafeBufferPointer<UInt8>) {
+                guard let source = piece.baseAddress, !piece.isEmpty else { return }
+                (out.baseAddress! + length).update(from: source, count: piece.count)
+                length += piece.count
             }
-            bytes.append(0xFF)
-            i += 1
+            var i = 0
+            GroupKeyBytes.forEachField(keyBytes) { field in
+                let utf8 = field.assumingMemoryBound(to: UInt8.self)
+                if i == pathColumn {
+                    PathNormalizer.forEachCollapsedPiece(utf8: utf8, put)
+                } else {
+                    put(utf8)
+                }
+                out[length] = 0xFF
+                length += 1
+                i += 1
+            }
+            return length
         }
-        insert(bytes, hash: bytes.withUnsafeBufferPointer(GroupTable.hash))
+        bytes.withUnsafeBufferPointer { bytes in
+            let key = UnsafeBufferPointer(rebasing: bytes[..<length])
+            insert(key, hash: Self.hash(key))
+        }
     }
 
-    private mutating func insert(_ bytes: [UInt8], hash: UInt64) {
-        if let known = distinct[hash] {
-            if known.contains(bytes) { return }
-            distinct[hash]!.append(bytes)
-        } else {
-            distinct[hash] = [bytes]
+    /// A hash of a normalized key, eight bytes at a time (FNV-1a byte by byte cost a dependent multiply
+    /// per byte of every key), then a final mix so that the low bits the index uses depend on every byte.
+    private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(key.count)
+        let raw = UnsafeRawBufferPointer(key)
+        var i = 0
+        while i + 8 <= key.count {
+            h = (h ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 29
+            i += 8
         }
-        count += 1
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < key.count {
+            tail |= UInt64(key[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h >> 32
+        h &*= 0xD6E8_FEB8_6659_FD93
+        return h ^ (h >> 32)
+    }
+
+    private mutating func insert(_ key: UnsafeBufferPointer<UInt8>, hash: UInt64) {
+        let mask = index.count - 1
+        var probe = Int(truncatingIfNeeded: hash) & mask
+        while index[probe] >= 0 {
+            let known = Int(index[probe])
+            if hashes[known] == hash {
+                let start = known == 0 ? 0 : ends[known - 1]
+                let same = store.withUnsafeBufferPointer { store in
+                    ends[known] - start == key.count
+                        && (key.isEmpty || memcmp(store.baseAddress! + start, key.baseAddress!, key.count) == 0)
+                }
+                if same { return }
+            }
+            probe = (probe + 1) & mask
+        }
+        index[probe] = Int32(truncatingIfNeeded: ends.count)
+        store.append(contentsOf: key)
+        ends.append(store.count)
+        hashes.append(hash)
+        if 2 * ends.count > index.count { growIndex() }
+    }
+
+    private mutating func growIndex() {
+        index = Array(repeating: -1, count: 2 * index.count)
+        let mask = index.count - 1
+        for (known, hash) in hashes.enumerated() {
+            var probe = Int(truncatingIfNeeded: hash) & mask
+            while index[probe] >= 0 { probe = (probe + 1) & mask }
+            index[probe] = Int32(truncatingIfNeeded: known)
+        }
     }
 
     /// Adds the keys another counter saw (of other groups of the same report).
     package mutating func add(_ other: NormalizedKeyCounter) {
-        for (hash, keys) in other.distinct {
-            for bytes in keys { insert(bytes, hash: hash) }
+        other.store.withUnsafeBufferPointer { store in
+            for known in other.ends.indices {
+                let start = known == 0 ? 0 : other.ends[known - 1]
+                insert(UnsafeBufferPointer(rebasing: store[start..<other.ends[known]]), hash: other.hashes[known])
+            }
         }
     }
 }

@@ -286,6 +286,19 @@ package final class ReportBuilder {
         return counter.count
     }
 
+    /// `normalizedKeyCount` of keys as `GroupKeyBytes`, one after the other (`GroupTable.keys`).
+    package static func normalizedKeyCount(keyBytes: [UInt8], ends: [Int], pathColumn column: Int) -> Int {
+        var counter = NormalizedKeyCounter(pathColumn: column)
+        keyBytes.withUnsafeBytes { bytes in
+            var start = 0
+            for end in ends {
+                counter.add(keyBytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
+        return counter.count
+    }
+
     /// The result of a count made on another thread (read after joining it).
     private final class NormalizedCount: @unchecked Sendable {
         var value: Int?
@@ -350,14 +363,13 @@ package final class ReportBuilder {
 
     /// Every group in the table, sorted in memory.
     private func buildGroupsInMemory() -> (rows: ReportGroups, normalizedCount: Int?) {
-        var rows = groups.drainRows()
-        let keys = rows.map(\.keys)
-        // Counting what `--normalize-paths` would leave reads only the keys: with more than one job it runs
-        // on a second thread while the rows are sorted.
+        // Counting what `--normalize-paths` would leave reads only the keys' bytes (no `String` made): with
+        // more than one job it runs on a second thread while the rows are sorted and made.
         let normalizedCount = NormalizedCount()
         var counting: WorkerThread?
         if let column = normalizedColumn {
-            let count = { normalizedCount.value = Self.normalizedKeyCount(keys, pathColumn: column) }
+            let keys = groups.keys
+            let count = { normalizedCount.value = Self.normalizedKeyCount(keyBytes: keys.bytes, ends: keys.ends, pathColumn: column) }
             if options.jobs > 1 {
                 counting = WorkerThread(count)
                 counting?.start()
@@ -365,9 +377,12 @@ package final class ReportBuilder {
                 count()
             }
         }
-        ReportOrderRuns.sort(&rows)
+        // Sorted on the keys' bytes; the keys stay bytes (`KeyedGroups`): rows with `String`s are made only
+        // where they are read (a table copies the bytes into its cells).
+        let order = groups.slotsInReportOrder()
+        let keyed = groups.drainKeyed(order: order)
         counting?.join()
-        return (ReportGroups(rows), normalizedCount.value)
+        return (ReportGroups(storage: .keyed(keyed), count: keyed.count), normalizedCount.value)
     }
 
     /// Keys whose hash is at least this are in the second half of the runs.

@@ -9,6 +9,8 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
 
     package enum Storage: Sendable {
         case memory([ReportGroup])
+        /// In memory with their keys as bytes (a builder's table, sorted): `ReportGroup`s are made as read.
+        case keyed(KeyedGroups)
         case runs([GroupRun])
 
         /// As runs to merge.
@@ -18,6 +20,13 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 if groups.isEmpty { return [] }
                 var bytes: [UInt8] = []
                 for group in groups { SpooledGroup.append(hash: 0, group, to: &bytes) }
+                return [.memory(SpoolBytes(bytes))]
+            case .keyed(let groups):
+                if groups.count == 0 { return [] }
+                var bytes: [UInt8] = []
+                for i in 0..<groups.count {
+                    groups.withGroup(i) { key, totals in SpooledGroup.append(hash: 0, keyBytes: key, totals: totals, to: &bytes) }
+                }
                 return [.memory(SpoolBytes(bytes))]
             case .runs(let runs): return runs
             }
@@ -44,7 +53,17 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
 
     /// Every group, when they are all in memory (nil when they are read from a temporary file).
     public var inMemory: [ReportGroup]? {
-        if case .memory(let groups) = storage { return groups }
+        switch storage {
+        case .memory(let groups): return groups
+        case .keyed(let groups): return (0..<groups.count).map(groups.group)
+        case .runs: return nil
+        }
+    }
+
+    /// The groups with their keys as bytes, when they are kept so (a table can copy the keys' bytes into
+    /// its cells without making `String`s).
+    package var keyed: KeyedGroups? {
+        if case .keyed(let groups) = storage { return groups }
         return nil
     }
 
@@ -55,6 +74,7 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
     public func makeIterator(from start: Int) -> Iterator {
         switch storage {
         case .memory(let groups): Iterator(groups: groups, position: Swift.min(Swift.max(0, start), groups.count))
+        case .keyed(let groups): Iterator(keyed: groups, position: Swift.min(Swift.max(0, start), groups.count))
         case .runs(let runs): Iterator(reading: GroupPrefetch(runs, status: status, skipping: start))
         }
     }
@@ -68,6 +88,10 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         case .memory(let groups):
             return (0..<count).map { part in
                 UnorderedPart(groups: groups[(groups.count * part / count)..<(groups.count * (part + 1) / count)], runs: [], status: status)
+            }
+        case .keyed(let groups):
+            return (0..<count).map { part in
+                UnorderedPart(keyed: groups, range: (groups.count * part / count)..<(groups.count * (part + 1) / count), status: status)
             }
         case .runs(let runs):
             // The largest runs first, each to the part with the fewest bytes so far.
@@ -86,6 +110,21 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         let groups: ArraySlice<ReportGroup>
         let runs: [GroupRun]
         let status: SpoolReadStatus
+        /// Groups of a `KeyedGroups`: `keyedRange` of them.
+        var keyed: KeyedGroups?
+        var keyedRange = 0..<0
+
+        init(groups: ArraySlice<ReportGroup>, runs: [GroupRun], status: SpoolReadStatus) {
+            self.groups = groups
+            self.runs = runs
+            self.status = status
+        }
+
+        init(keyed: KeyedGroups, range: Range<Int>, status: SpoolReadStatus) {
+            self.init(groups: [], runs: [], status: status)
+            self.keyed = keyed
+            keyedRange = range
+        }
 
         public func makeIterator() -> Iterator { Iterator(part: self) }
 
@@ -93,6 +132,9 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         /// during the call. Groups read back from runs are passed where they were read, with no `String` or array
         /// made for them (a table measuring 96 000 groups spent most of its pass making their keys).
         package func forEachInPlace(_ body: (UnsafeRawBufferPointer, UnsafePointer<GroupTotals>) -> Void) {
+            if let keyed {
+                for i in keyedRange { keyed.withGroup(i, body) }
+            }
             var key: [UInt8] = []
             for i in groups.indices {
                 key.removeAll(keepingCapacity: true)
@@ -113,15 +155,21 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         public struct Iterator: IteratorProtocol {
             private let part: UnorderedPart
             private var position: Int
+            private var keyedPosition: Int
             private var run = -1
             private var reader: GroupRunReader?
 
             init(part: UnorderedPart) {
                 self.part = part
                 position = part.groups.startIndex
+                keyedPosition = part.keyedRange.lowerBound
             }
 
             public mutating func next() -> ReportGroup? {
+                if let keyed = part.keyed, keyedPosition < part.keyedRange.upperBound {
+                    defer { keyedPosition += 1 }
+                    return keyed.group(keyedPosition)
+                }
                 if position < part.groups.endIndex {
                     defer { position += 1 }
                     return part.groups[position]
@@ -146,14 +194,24 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
         private var groups: [ReportGroup] = []
         private var position = 0
         private var reading: GroupPrefetch?
+        private var keyed: KeyedGroups?
 
         init(groups: [ReportGroup], position: Int) {
             self.groups = groups
             self.position = position
         }
+        init(keyed: KeyedGroups, position: Int) {
+            self.keyed = keyed
+            self.position = position
+        }
         init(reading: GroupPrefetch) { self.reading = reading }
 
         public mutating func next() -> ReportGroup? {
+            if let keyed {
+                guard position < keyed.count else { return nil }
+                defer { position += 1 }
+                return keyed.group(position)
+            }
             if position == groups.count {
                 guard let reading, let batch = reading.batches.pop() else { return nil }
                 groups = batch
@@ -162,6 +220,41 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
             defer { position += 1 }
             return groups[position]
         }
+    }
+}
+
+/// Groups in memory with their keys as `GroupKeyBytes`, one after the other (`keyEnds` says where each ends),
+/// and their totals: what a builder's table leaves once sorted. A table copies the keys' bytes into its
+/// cells; a `ReportGroup` (with `String`s) is made only where one is read: making every key's strings
+/// and arrays when the table was drained cost as much as sorting it.
+package struct KeyedGroups: Sendable {
+    package let keyBytes: [UInt8]
+    package let keyEnds: [Int]
+    package let totals: [GroupTotals]
+
+    package init(keyBytes: [UInt8], keyEnds: [Int], totals: [GroupTotals]) {
+        precondition(keyEnds.count == totals.count && (keyEnds.last ?? 0) <= keyBytes.count, "a key for every group")
+        self.keyBytes = keyBytes
+        self.keyEnds = keyEnds
+        self.totals = totals
+    }
+
+    package var count: Int { totals.count }
+
+    /// Calls `body` with group `i`'s key bytes and totals, both valid only during the call. (Not generic: a
+    /// table calls it for every row from another module, where a generic one was not specialized.)
+    package func withGroup(_ i: Int, _ body: (UnsafeRawBufferPointer, UnsafePointer<GroupTotals>) -> Void) {
+        let start = i == 0 ? 0 : keyEnds[i - 1], end = keyEnds[i]
+        keyBytes.withUnsafeBytes { keys in
+            totals.withUnsafeBufferPointer { totals in body(UnsafeRawBufferPointer(rebasing: keys[start..<end]), totals.baseAddress! + i) }
+        }
+    }
+
+    /// Group `i` as a report row.
+    package func group(_ i: Int) -> ReportGroup {
+        let start = i == 0 ? 0 : keyEnds[i - 1], end = keyEnds[i]
+        let keys = keyBytes.withUnsafeBytes { GroupKeyBytes.decode(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        return ReportGroup(keys: keys ?? [], totals: totals[i])
     }
 }
 

@@ -99,22 +99,36 @@ extension AnalyzeReport {
         var table = TextTable(columns: columns)
         // Closures over the rows capture these, not `self`: a report copied for every row cost more than the row.
         let exactBytes = exactBytes
-        // The numeric cells of a group in column order, each a count or a byte amount: one list for the
-        // measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
+        // The numeric cells of a group in column order, the first a count and the others byte amounts: one
+        // list for the measuring pass (widths computed, nothing formatted) and the writing pass (cells made).
         // Totals are read in place: a copy per row retains and releases their arrays.
-        func forEachNumber(_ totals: UnsafePointer<GroupTotals>, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+        let numberCount = showWire ? 10 : 9
+        func numbers(_ totals: UnsafePointer<GroupTotals>, into values: UnsafeMutablePointer<Int>) {
             let request = totals.pointer(to: \.request)!, response = totals.pointer(to: \.response)!
-            body(totals.pointee.requests, true)
-            body(request.pointee.bytes, false)
-            body(response.pointee.bytes, false)
+            values[0] = totals.pointee.requests
+            values[1] = request.pointee.bytes
+            values[2] = response.pointee.bytes
             // Per response (rounded down), so an unanswered request does not make responses look smaller.
-            body(response.pointee.bytes / max(1, totals.pointee.responses), false)
-            body(Self.head(totals.pointee), false)
-            body(request.pointee.cookieBytes &+ response.pointee.cookieBytes, false)
-            body(request.pointee.decodedBodyBytes &+ response.pointee.decodedBodyBytes, false)
-            body(request.pointee.compressionSavingBytes &+ response.pointee.compressionSavingBytes, false)
-            body(request.pointee.bytes &+ response.pointee.bytes, false)  // totalBytes
-            if showWire { body(request.pointee.wireBytes &+ response.pointee.wireBytes, false) }
+            values[3] = response.pointee.bytes / max(1, totals.pointee.responses)
+            values[4] = Self.head(totals.pointee)
+            values[5] = request.pointee.cookieBytes &+ response.pointee.cookieBytes
+            values[6] = request.pointee.decodedBodyBytes &+ response.pointee.decodedBodyBytes
+            values[7] = request.pointee.compressionSavingBytes &+ response.pointee.compressionSavingBytes
+            values[8] = request.pointee.bytes &+ response.pointee.bytes  // totalBytes
+            if showWire { values[9] = request.pointee.wireBytes &+ response.pointee.wireBytes }
+        }
+        /// Calls `body` with `numbers` of `totals` on the stack: rows are made tens of thousands of times, and
+        /// a closure called per number cost more than formatting it.
+        func withNumbers<R>(_ totals: UnsafePointer<GroupTotals>, _ body: (UnsafeBufferPointer<Int>) -> R) -> R {
+            var storage: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &storage) { raw in
+                let values = raw.bindMemory(to: Int.self)
+                numbers(totals, into: values.baseAddress!)
+                return body(UnsafeBufferPointer(rebasing: values[..<numberCount]))
+            }
+        }
+        func forEachNumber(_ totals: UnsafePointer<GroupTotals>, _ body: (_ value: Int, _ isCount: Bool) -> Void) {
+            withNumbers(totals) { values in for i in values.indices { body(values[i], i == 0) } }
         }
         func row(_ group: UnsafePointer<ReportGroup>, shown: [Bool], into cells: inout TextTable.Cells) {
             for key in group.pointee.keys { cells.append(key) }
@@ -123,19 +137,11 @@ extension AnalyzeReport {
         /// A row read back from a temporary file: its key's fields copied from their bytes (written from
         /// `String`s: the same bytes as the keys' own), no `String` made.
         func row(keyBytes: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
-            _ = GroupKeyBytes.forEachField(keyBytes) { cells.append(utf8: $0) }
+            cells.append(keyFields: keyBytes)
             numberCells(totals, shown: shown, into: &cells)
         }
         func numberCells(_ totals: UnsafePointer<GroupTotals>, shown: [Bool], into cells: inout TextTable.Cells) {
-            forEachNumber(totals) { value, isCount in
-                if !shown[cells.count] {
-                    cells.appendEmpty()
-                } else if isCount || exactBytes {
-                    cells.append(decimal: value)
-                } else {
-                    cells.append(humanBytes: value)
-                }
-            }
+            withNumbers(totals) { values in cells.append(numbers: values, decimalCount: 1, exact: exactBytes, shown: shown) }
             forEachWait(totals) { text in
                 if shown[cells.count] { cells.append(text) } else { cells.appendEmpty() }
             }
@@ -150,18 +156,48 @@ extension AnalyzeReport {
         }
         /// The numeric and wait cells of a row, from column `column` on.
         func widenNumbers(_ totals: UnsafePointer<GroupTotals>, from column: Int, _ widths: inout [Int]) {
-            var column = column
-            forEachNumber(totals) { value, isCount in
-                let width = isCount || exactBytes ? decimalWidth(value) : humanBytesWidth(value)
-                widths[column] = max(widths[column], width)
-                column += 1
+            precondition(column + numberCount <= widths.count, "a width for every numeric column")
+            withNumbers(totals) { values in
+                widths.withUnsafeMutableBufferPointer { widths in
+                    for i in values.indices {
+                        let width = i == 0 || exactBytes ? decimalWidth(values[i]) : humanBytesWidth(values[i])
+                        widths[column + i] = max(widths[column + i], width)
+                    }
+                }
             }
+            var column = column + numberCount
             forEachWait(totals) { text in
                 widths[column] = max(widths[column], TextTable.displayWidth(text))
                 column += 1
             }
         }
-        if let groups = tableGroups() {
+        /// A row measured from its key's bytes: a field's display width is that of its UTF-8 bytes (written
+        /// from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
+        func widen(keyBytes key: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, _ widths: inout [Int]) {
+            var column = 0
+            // Through a pointer: the closure per field would otherwise make `widths` unique each time.
+            widths.withUnsafeMutableBufferPointer { widths in
+                GroupKeyBytes.forEachField(key) { field in
+                    // (A damaged entry's extra fields are not measured: its reading fails the report.)
+                    if column < keyCount, column < widths.count {
+                        widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
+                    }
+                    column += 1
+                }
+            }
+            widenNumbers(totals, from: keyCount, &widths)
+        }
+        if sort == .total, top == nil, let keyed = report.groups.keyed {
+            // In memory with the keys as bytes: they are copied into the cells as they are, with no `String`
+            // made per key. Both closures only read `keyed`: a large table is made on two threads when asked.
+            table.rowSource = (keyed.count, { i, shown, cells in
+                keyed.withGroup(i) { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
+            })
+            table.rowsOnTwoThreads = rowThreads > 1
+            table.rowWidths = { i, widths in
+                keyed.withGroup(i) { key, totals in widen(keyBytes: key, totals, &widths) }
+            }
+        } else if let groups = tableGroups() {
             table.rowSource = (groups.count, { i, shown, cells in
                 groups.withUnsafeBufferPointer { row($0.baseAddress! + i, shown: shown, into: &cells) }
             })
@@ -184,22 +220,9 @@ extension AnalyzeReport {
                 }
                 _ = reader?.next { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
             })
-            // Measured from the groups' bytes as read: a key field's display width is that of its UTF-8 bytes
-            // (written from a `String`, so valid UTF-8 and the same bytes a decoded key would have).
+            // Measured from the groups' bytes as read.
             table.rowWidthParts = groups.unorderedParts(rowThreads).map { part in
-                { widths in
-                    part.forEachInPlace { key, totals in
-                        var column = 0
-                        GroupKeyBytes.forEachField(key) { field in
-                            // (A damaged entry's extra fields are not measured: its reading fails the report.)
-                            if column < keyCount {
-                                widths[column] = max(widths[column], TextTable.displayWidth(field.assumingMemoryBound(to: UInt8.self)))
-                            }
-                            column += 1
-                        }
-                        widenNumbers(totals, from: keyCount, &widths)
-                    }
-                }
+                { widths in part.forEachInPlace { key, totals in widen(keyBytes: key, totals, &widths) } }
             }
         }
         var totalKeys = report.groupBy.map { _ in "" }

@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficConcurrency
 
 /// A plain-text table with aligned columns that fits a terminal width by shortening one column
@@ -107,7 +108,7 @@ public struct TextTable {
         } else {
             forEachBodyRow(shown: columns.map { _ in true }) { cells in
                 for i in 0..<min(widths.count, cells.count) {
-                    widths[i] = max(widths[i], cells.withCell(i, Self.displayWidth))
+                    widths[i] = max(widths[i], cells.width(i))
                 }
             }
         }
@@ -139,42 +140,99 @@ public struct TextTable {
 
     /// The cells of one row as UTF-8 bytes in one buffer: keys are copied in and numbers written as digits,
     /// with no String made per cell (a table of tens of thousands of groups spent most of its time there).
+    /// The bytes and the cells' ends live in buffers of their own, grown by hand: numbers are written
+    /// straight into them, where appending to arrays cost a generic append and a uniqueness check per
+    /// cell (more than formatting the number). Copies share the buffers until one of them changes.
     public struct Cells {
-        fileprivate var bytes: [UInt8] = []
-        /// Where each cell ends in `bytes`.
-        fileprivate var ends: [Int] = []
+        fileprivate var storage = Storage()
 
         public init() {}
 
-        public var count: Int { ends.count }
+        public var count: Int { storage.cellCount }
+
+        /// Makes the buffers this value's own before a change (a copy made with `body(cells)` keeps its cells).
+        private mutating func unique() -> Storage {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
 
         public mutating func append(_ text: String) {
-            bytes.appendUTF8(text)
-            ends.append(bytes.count)
+            // Small strings (most cells) have no storage to point at: this copies their bytes without
+            // `withUTF8`'s copy of the string into a mutable variable first.
+            if text.utf8.withContiguousStorageIfAvailable({ append(utf8: UnsafeRawBufferPointer($0)) }) == nil {
+                var text = text
+                text.withUTF8 { append(utf8: UnsafeRawBufferPointer($0)) }
+            }
         }
 
         /// A cell of UTF-8 bytes as they are (a key read back from a temporary file, written from a `String`).
         package mutating func append(utf8 text: UnsafeRawBufferPointer) {
-            bytes.append(contentsOf: text)
-            ends.append(bytes.count)
+            let storage = unique()
+            let at = storage.reserve(text.count)
+            if let source = text.baseAddress, !text.isEmpty { at.update(from: source.assumingMemoryBound(to: UInt8.self), count: text.count) }
+            storage.end(at + text.count, width: TextTable.displayWidth(UnsafeBufferPointer(start: at, count: text.count)))
+        }
+
+        /// A cell per field of a key as `GroupKeyBytes` (its fields' UTF-8 bytes as they are); a damaged key
+        /// adds the fields before the damage (its reading fails the report). The buffers are made this
+        /// value's own once for the key, not once per field.
+        package mutating func append(keyFields key: UnsafeRawBufferPointer) {
+            let storage = unique()
+            GroupKeyBytes.forEachField(key) { field in
+                let at = storage.reserve(field.count)
+                if let source = field.baseAddress, !field.isEmpty {
+                    at.update(from: source.assumingMemoryBound(to: UInt8.self), count: field.count)
+                }
+                storage.end(at + field.count, width: TextTable.displayWidth(UnsafeBufferPointer(start: at, count: field.count)))
+            }
         }
 
         public mutating func append(decimal value: Int) {
-            bytes.appendDecimal(value)
-            ends.append(bytes.count)
+            let storage = unique()
+            let at = storage.reserve(maxDecimalBytes)
+            let count = writeDecimal(value, to: at)
+            storage.end(at + count, width: count)
         }
 
         /// `humanBytes(value)`.
         public mutating func append(humanBytes value: Int) {
-            withHumanBytes(value) { bytes.append(contentsOf: $0) }
-            ends.append(bytes.count)
+            let storage = unique()
+            let at = storage.reserve(maxHumanBytes)
+            let count = writeHumanBytes(value, to: at)
+            storage.end(at + count, width: count)
         }
 
-        public mutating func appendEmpty() { ends.append(bytes.count) }
+        /// A cell per value: the first `decimalCount` as `append(decimal:)`, the others as
+        /// `append(humanBytes:)` (or decimals when `exact`), and an empty cell for a column whose `shown` is
+        /// false (the cell's column: `count` when it is appended). One reservation for them all: a table
+        /// appends ten numbers per row, tens of thousands of rows.
+        mutating func append(numbers values: UnsafeBufferPointer<Int>, decimalCount: Int, exact: Bool, shown: [Bool]) {
+            let storage = unique()
+            _ = storage.reserve(values.count * max(maxDecimalBytes, maxHumanBytes), cells: values.count)
+            var at = storage.bytes + storage.byteCount
+            for i in values.indices {
+                let count: Int
+                if !shown[storage.cellCount] {
+                    count = 0
+                } else if i < decimalCount || exact {
+                    count = writeDecimal(values[i], to: at)
+                } else {
+                    count = writeHumanBytes(values[i], to: at)
+                }
+                at += count
+                storage.end(at, width: count)
+            }
+        }
+
+        public mutating func appendEmpty() {
+            let storage = unique()
+            storage.end(storage.reserve(0), width: 0)
+        }
 
         mutating func removeAll() {
-            bytes.removeAll(keepingCapacity: true)
-            ends.removeAll(keepingCapacity: true)
+            let storage = unique()
+            storage.byteCount = 0
+            storage.cellCount = 0
         }
 
         mutating func set(_ texts: [String]) {
@@ -182,15 +240,97 @@ public struct TextTable {
             for text in texts { append(text) }
         }
 
-        /// Where cell `i`'s bytes are in `bytes` (empty past the last cell).
+        /// Where cell `i`'s bytes are (empty past the last cell).
         func range(_ i: Int) -> Range<Int> {
-            guard i < ends.count else { return bytes.count..<bytes.count }
-            return (i == 0 ? 0 : ends[i - 1])..<ends[i]
+            guard i < storage.cellCount else { return storage.byteCount..<storage.byteCount }
+            return (i == 0 ? 0 : storage.ends[i - 1])..<storage.ends[i]
         }
 
         /// Calls `body` with cell `i`'s bytes (empty past the last cell).
         func withCell<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range(i)])) }
+            let range = range(i)
+            return body(UnsafeBufferPointer(start: storage.bytes + range.lowerBound, count: range.count))
+        }
+
+        /// Cell `i`'s display width (`displayWidth` of its bytes, worked out as it was added: a number's is
+        /// its length).
+        func width(_ i: Int) -> Int { i < storage.cellCount ? storage.widths[i] : 0 }
+
+        /// Every cell's bytes, one after the other.
+        fileprivate var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage.bytes, count: storage.byteCount) }
+
+        fileprivate final class Storage {
+            var bytes: UnsafeMutablePointer<UInt8>
+            var byteCount = 0
+            var byteCapacity: Int
+            /// Where each cell ends in `bytes`, and its display width.
+            var ends: UnsafeMutablePointer<Int>
+            var widths: UnsafeMutablePointer<Int>
+            var cellCount = 0
+            var cellCapacity: Int
+
+            init(byteCapacity: Int = 256, cellCapacity: Int = 16) {
+                self.byteCapacity = byteCapacity
+                self.cellCapacity = cellCapacity
+                bytes = .allocate(capacity: byteCapacity)
+                ends = .allocate(capacity: cellCapacity)
+                widths = .allocate(capacity: cellCapacity)
+            }
+
+            deinit {
+                bytes.deallocate()
+                ends.deallocate()
+                widths.deallocate()
+            }
+
+            func copy() -> Storage {
+                let copy = Storage(byteCapacity: byteCapacity, cellCapacity: cellCapacity)
+                copy.bytes.update(from: bytes, count: byteCount)
+                copy.ends.update(from: ends, count: cellCount)
+                copy.widths.update(from: widths, count: cellCount)
+                copy.byteCount = byteCount
+                copy.cellCount = cellCount
+                return copy
+            }
+
+            /// Room for `count` more bytes and `cells` more cell ends: where the bytes go.
+            @inline(__always)
+            func reserve(_ count: Int, cells: Int = 1) -> UnsafeMutablePointer<UInt8> {
+                if count > byteCapacity - byteCount || cells > cellCapacity - cellCount { grow(count, cells: cells) }
+                return bytes + byteCount
+            }
+
+            private func grow(_ count: Int, cells: Int) {
+                if count > byteCapacity - byteCount {
+                    let capacity = max(2 * byteCapacity, byteCount + count)
+                    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                    grown.update(from: bytes, count: byteCount)
+                    bytes.deallocate()
+                    bytes = grown
+                    byteCapacity = capacity
+                }
+                if cells > cellCapacity - cellCount {
+                    let capacity = max(2 * cellCapacity, cellCount + cells)
+                    let grownEnds = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+                    grownEnds.update(from: ends, count: cellCount)
+                    ends.deallocate()
+                    ends = grownEnds
+                    let grownWidths = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+                    grownWidths.update(from: widths, count: cellCount)
+                    widths.deallocate()
+                    widths = grownWidths
+                    cellCapacity = capacity
+                }
+            }
+
+            /// Ends the current cell at `end` (within the room `reserve` gave); `width` is its display width.
+            @inline(__always)
+            func end(_ end: UnsafeMutablePointer<UInt8>, width: Int) {
+                byteCount = end - bytes
+                ends[cellCount] = byteCount
+                widths[cellCount] = width
+                cellCount += 1
+            }
         }
     }
 
@@ -213,8 +353,21 @@ public struct TextTable {
         // counted eight at a time: bit 7 set where bit 6, shifted up into its place, is clear.
         guard let base = bytes.baseAddress else { return 0 }
         let raw = UnsafeRawPointer(base)
-        var continuation = 0
+        // Cells are nearly always ASCII: one pass of ORs tells so, without counting bits (a popcount per
+        // word is a dozen instructions on the baseline x86-64 this is built for).
+        var high: UInt64 = 0
         var i = 0
+        while i + 8 <= bytes.count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            high |= UInt64(base[i])
+            i += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return bytes.count }
+        var continuation = 0
+        i = 0
         while i + 8 <= bytes.count {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             continuation += (x & ~(x << 1) & 0x8080_8080_8080_8080).nonzeroBitCount
@@ -290,23 +443,29 @@ public struct TextTable {
         let widths: [Int]
         let left: [Bool]
         let line = LineBuffer()
+        /// Padding and separators of a line at most: every cell padded to its width, or cut with a 3-byte
+        /// ellipsis, fits in this and the cells' bytes.
+        let padBound: Int
 
         init(visible: [Int], widths: [Int], left: [Bool]) {
             self.visible = visible
             self.widths = widths
             self.left = left
+            padBound = widths.reduce(0, +) + 5 * visible.count
         }
 
         func write(_ cells: Cells, into text: inout [UInt8]) {
-            // Every cell padded to its width, or cut with a 3-byte ellipsis, fits in this.
-            var bound = 2 * visible.count
-            for (i, column) in visible.enumerated() { bound += widths[i] + cells.range(column).count + 3 }
+            // The line is filled with spaces first, so that padding is only a move of the cursor: a fill
+            // per cell cost a call per cell.
+            let bound = padBound + cells.bytes.count
             var out = LineCursor(base: line.reserve(bound))
-            cells.bytes.withUnsafeBufferPointer { all in
+            out.base.update(repeating: 0x20, count: bound)
+            do {
+                let all = cells.bytes
                 for i in visible.indices {
                     if i > 0 { out.pad(2) }
                     let cell = UnsafeBufferPointer(rebasing: all[cells.range(visible[i])])
-                    let cellWidth = TextTable.displayWidth(cell)
+                    let cellWidth = cells.width(visible[i])
                     let width = widths[i]
                     if cellWidth > width, width >= 3, cell.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
                         // `shortenMiddle` on printable ASCII (one Character per byte), cut as bytes: paths are
@@ -361,9 +520,9 @@ public struct TextTable {
             count += 3
         }
 
+        /// Skips `spaces` bytes, which are spaces already (`LineWriter.write` fills the line first).
         mutating func pad(_ spaces: Int) {
             guard spaces > 0 else { return }
-            (base + count).update(repeating: 0x20, count: spaces)
             count += spaces
         }
     }
@@ -429,58 +588,94 @@ public func humanBytes(_ value: Int) -> String {
 /// Calls `body` with the bytes of `humanBytes(value)`, made on the stack: tables copy them straight into
 /// their cells.
 func withHumanBytes<R>(_ value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    let (unit, tenths) = humanBytesParts(value)
-    // A sign, 19 digits, ".9", " " and a unit: at most 28 bytes.
+    // A sign, 19 digits, ".9", " " and a unit: at most 28 bytes (`maxHumanBytes`).
     var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     return withUnsafeMutableBytes(of: &storage) { raw in
         let out = raw.bindMemory(to: UInt8.self)
-        // |tenths| >= 10 past bytes (the unit is at least 1024 bytes), so the integer part carries the sign.
-        var n = withDecimal(unit == 0 ? value : tenths / 10) { digits in
-            UnsafeMutableRawBufferPointer(out).copyMemory(from: digits)
-            return digits.count
-        }
-        if unit > 0 {
-            out[n] = UInt8(ascii: ".")
-            out[n + 1] = UInt8(ascii: "0") + UInt8(abs(tenths % 10))
-            n += 2
-        }
-        out[n] = 0x20
-        // "B", then "KiB", "MiB", …
-        if unit == 0 {
-            out[n + 1] = UInt8(ascii: "B")
-            n += 2
-        } else {
-            out[n + 1] = unitLetters[unit]
-            out[n + 2] = UInt8(ascii: "i")
-            out[n + 3] = UInt8(ascii: "B")
-            n += 4
-        }
+        let n = writeHumanBytes(value, to: out.baseAddress!)
         return body(UnsafeBufferPointer(rebasing: out[..<n]))
     }
+}
+
+/// The most bytes `writeHumanBytes` writes.
+let maxHumanBytes = 28
+/// The most bytes `writeDecimal` writes: `Int.min`'s sign and 19 digits.
+let maxDecimalBytes = 20
+
+/// Writes `humanBytes(value)` at `out` (room for `maxHumanBytes`); returns how many bytes it took.
+@inline(__always)
+func writeHumanBytes(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    let (unit, tenths) = humanBytesParts(value)
+    if unit == 0 {
+        var n = writeDecimal(value, to: out)
+        out[n] = 0x20
+        out[n + 1] = UInt8(ascii: "B")
+        n += 2
+        return n
+    }
+    // |tenths| >= 10 past bytes (the unit is at least 1024 bytes), so the integer part carries the sign.
+    var n = writeDecimal(tenths / 10, to: out)
+    out[n] = UInt8(ascii: ".")
+    out[n + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (tenths % 10).magnitude)
+    out[n + 2] = 0x20
+    // "KiB", "MiB", …
+    out[n + 3] = unitLetter(unit)
+    out[n + 4] = UInt8(ascii: "i")
+    out[n + 5] = UInt8(ascii: "B")
+    n += 6
+    return n
+}
+
+/// Writes `String(value)` at `out` (room for `maxDecimalBytes`); returns how many bytes it took. The
+/// digits are counted first and written from the last, in place: no buffer to copy from.
+@inline(__always)
+func writeDecimal(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    var magnitude = value.magnitude
+    let count = decimalWidth(value)
+    var at = count
+    repeat {
+        at -= 1
+        out[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+        magnitude /= 10
+    } while magnitude > 0
+    if value < 0 { out[0] = UInt8(ascii: "-") }
+    return count
 }
 
 /// The display width of `humanBytes(value)`, without making the string (tables measure every cell first).
 public func humanBytesWidth(_ value: Int) -> Int {
     let (unit, tenths) = humanBytesParts(value)
     if unit == 0 { return decimalWidth(value) + 2 }
-    return decimalWidth(tenths / 10) + 3 + byteUnits[unit].utf8.count
+    // Digits, ".9", " " and a three-letter unit.
+    return decimalWidth(tenths / 10) + 6
 }
 
 /// The unit index, and the amount in that unit in tenths (the value itself for bytes).
+///
+/// The unit is the largest (up to TiB) whose size the magnitude reaches, read off its highest bit: the
+/// sizes are powers of two, so that agrees with dividing a `Double` by 1024 while it is at least 1024
+/// (values near a unit's size are exact as `Double`s). Dividing by the unit's size at once gives the same
+/// `Double` as dividing by 1024 again and again: every step is exact.
+@inline(__always)
 private func humanBytesParts(_ value: Int) -> (unit: Int, tenths: Int) {
-    var amount = Double(value)
-    var unit = 0
-    while abs(amount) >= 1024, unit < byteUnits.count - 1 {
-        amount /= 1024
-        unit += 1
-    }
-    return (unit, unit == 0 ? value : Int((amount * 10).rounded()))
+    let magnitude = value.magnitude
+    guard magnitude >= 1024 else { return (0, value) }
+    let unit = min(4, (UInt64.bitWidth - 1 - magnitude.leadingZeroBitCount) / 10)
+    let amount = Double(value) / Double(UInt64(1) << UInt64(10 * unit))
+    return (unit, Int((amount * 10).rounded()))
 }
 
-/// The length of `String(value)`.
+/// The length of `String(value)`: most table numbers have a few digits, told by comparisons, not divisions.
+@inline(__always)
 public func decimalWidth(_ value: Int) -> Int {
-    var rest = value.magnitude
-    var width = value < 0 ? 2 : 1
+    let magnitude = value.magnitude
+    let sign = value < 0 ? 1 : 0
+    if magnitude < 10 { return sign + 1 }
+    if magnitude < 100 { return sign + 2 }
+    if magnitude < 1000 { return sign + 3 }
+    if magnitude < 10000 { return sign + 4 }
+    var rest = magnitude / 10000
+    var width = sign + 5
     while rest >= 10 {
         rest /= 10
         width += 1
@@ -488,6 +683,13 @@ public func decimalWidth(_ value: Int) -> Int {
     return width
 }
 
-private let byteUnits = ["B", "KiB", "MiB", "GiB", "TiB"]
-/// The first letters of `byteUnits` past bytes.
-private let unitLetters: [UInt8] = [0, UInt8(ascii: "K"), UInt8(ascii: "M"), UInt8(ascii: "G"), UInt8(ascii: "T")]
+/// The first letter of a unit past bytes: K, M, G, T.
+@inline(__always)
+private func unitLetter(_ unit: Int) -> UInt8 {
+    switch unit {
+    case 1: UInt8(ascii: "K")
+    case 2: UInt8(ascii: "M")
+    case 3: UInt8(ascii: "G")
+    default: UInt8(ascii: "T")
+    }
+}

@@ -10,7 +10,7 @@ struct HTTPHeadFields {
         /// letter positions only, and compared with the lower-case name. `b | 0x20 == l` holds for a letter `l`
         /// exactly when `b` is `l` or its upper case, and `-` is compared as is, so this is the exact
         /// case-insensitive match of RFC 9110 §5.1 (no byte such as CR folds onto `-`), in two or three
-        /// compares instead of a loop per byte. Names of 8 bytes or more use two overlapping 8-byte words.
+        /// compares instead of a loop per byte. Names of 8 bytes or more use overlapping 8-byte words.
         /// The constants are the little-endian words of the names (checked against `classifyBytewise`).
         @inline(__always)
         static func classify(_ name: UnsafeRawBufferPointer) -> Name {

@@ -471,7 +471,7 @@ final class HTTPMessageParser {
     }
 
     /// Accounts one complete field line; returns true for the empty line ending the head. Inlined into
-    /// `headersStep`, its only caller: a call per field line was a tenth of its cost.
+    /// `headersStep` (its only caller): a call per field line was a tenth of its cost.
     @inline(__always)
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
         record.headerBytes += total

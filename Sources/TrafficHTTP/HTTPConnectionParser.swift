@@ -310,7 +310,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             responses.record.streamID = 1
         }
         let exchange = pairResponse(final: status >= 200 || status == 101)
-        let method = exchange?.method ?? "GET"
+        // The request's method, which pairing gave the record (a final response takes it from the exchange).
+        let method = (exchange != nil ? responses.record.method : nil) ?? "GET"
         let framing = HTTPBodyFraming.forResponse(
             status: status, requestMethod: method,
             contentLength: HTTPHeadFields.contentLength(
@@ -455,13 +456,22 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         if lostRequest {
             responses.record.flag(.requestLost)
         } else if pairing, !pairingLost, case .exchange(let exchange)? = pending.first {
-            if final { pending.removeFirst() }
             exchange.paired = true
             responses.record.index = exchange.index
-            responses.record.method = exchange.method
-            responses.record.host = exchange.host
-            responses.record.path = exchange.path
-            responses.record.query = exchange.query
+            if final {
+                pending.removeFirst()
+                // Nothing reads the exchange's identity once its final response has it: moved, not copied (a
+                // retain now and a release when the exchange goes, per string). Interim responses copy it.
+                swap(&responses.record.method, &exchange.method)
+                swap(&responses.record.host, &exchange.host)
+                swap(&responses.record.path, &exchange.path)
+                swap(&responses.record.query, &exchange.query)
+            } else {
+                responses.record.method = exchange.method
+                responses.record.host = exchange.host
+                responses.record.path = exchange.path
+                responses.record.query = exchange.query
+            }
             responses.record.paired = true
             responseExchange = exchange
             if responsePairingUncertain { responses.record.flag(.pairingUncertain) }

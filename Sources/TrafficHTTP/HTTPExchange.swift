@@ -5,10 +5,12 @@ import TrafficSessions
 /// final).
 final class HTTPExchange {
     let index: Int
-    let method: String?
-    let host: String
-    let path: String
-    let query: String?
+    /// Moved into the final response's record when it is paired (`HTTPConnectionParser.pairResponse`): read only
+    /// before that.
+    var method: String?
+    var host: String
+    var path: String
+    var query: String?
     let isHTTP09: Bool
     /// The request asked to switch protocols (an `Upgrade` field, or CONNECT).
     let wantsSwitch: Bool

@@ -96,6 +96,41 @@ package enum GroupKeyBytes {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
+    /// Writes the key's fields joined by NUL at `out` (room for `key.count` bytes: each field's length took at
+    /// least a byte) and returns their length, when every field is ASCII without NUL; nil otherwise (what was
+    /// written is then of no use). Such keys order as `compare` orders them by one `memcmp` of the joined
+    /// bytes (as `GroupTable.slotsInReportOrder` sorts them): `String`s of ASCII order by their bytes, a
+    /// field that is a prefix of the other's comes first (NUL orders before any other byte), and equal fields
+    /// go on to the next.
+    package static func joinASCII(_ key: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer) -> Int? {
+        var at = 0, plain = true, first = true
+        let complete = forEachField(key) { field in
+            guard plain else { return }
+            if !first {
+                out.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
+                at += 1
+            }
+            first = false
+            guard GroupTable.isPlainASCII(field) else { return plain = false }
+            if !field.isEmpty { (out + at).copyMemory(from: field.baseAddress!, byteCount: field.count) }
+            at += field.count
+        }
+        return plain && complete ? at : nil
+    }
+
+    /// Orders two keys' `joinASCII` bytes (`count` -1: not joined, then `compare` of their keys decides):
+    /// negative, zero or positive.
+    @inline(__always)
+    package static func compareJoined(
+        _ a: UnsafeRawPointer, _ aCount: Int, _ aKey: UnsafeRawBufferPointer,
+        _ b: UnsafeRawPointer, _ bCount: Int, _ bKey: UnsafeRawBufferPointer
+    ) -> Int {
+        guard aCount >= 0, bCount >= 0 else { return compare(aKey, bKey) }
+        let common = min(aCount, bCount)
+        let c = common == 0 ? 0 : memcmp(a, b, common)
+        return c != 0 ? Int(c) : aCount - bCount
+    }
+
     /// The keys' order in the report (`ReportGroup.precedes`: field by field, as `String`s compare):
     /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
     /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).

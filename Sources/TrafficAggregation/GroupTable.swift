@@ -309,7 +309,7 @@ package struct GroupTable {
     }
 
     /// Whether every byte is ASCII and none is NUL, eight at a time.
-    private static func isPlainASCII(_ field: UnsafeRawBufferPointer) -> Bool {
+    package static func isPlainASCII(_ field: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = field.count
         var high: UInt64 = 0, zero: UInt64 = 0

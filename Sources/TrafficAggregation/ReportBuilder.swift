@@ -472,14 +472,16 @@ package final class ReportBuilder {
                     stored.withUnsafeBytes { sorted.add(keyBytes: key, totalsBytes: $0, totalBytes: totalBytes) }
                     return
                 }
-                // Added from their bytes in place (checked whole when read: they cannot fail here), with no
-                // `GroupTotals` made per entry.
+                // Added from their bytes in place, with no `GroupTotals` made per entry. The heads' totals were
+                // not checked whole (`SpooledGroup.parseHead`): they are here, as they are added. (A key in one
+                // run only goes on unchecked: its totals are checked when the report reads them.)
                 var totals = GroupTotals()
-                _ = stored.withUnsafeBytes { SpooledGroup.add($0, to: &totals) }
+                var intact = stored.withUnsafeBytes { SpooledGroup.add($0, to: &totals) }
                 while let next = merging.top, next.hash == hash, GroupKeyBytes.equal(next.keyBytes, key) {
-                    _ = SpooledGroup.add(next.totalsBytes, to: &totals)
+                    intact = SpooledGroup.add(next.totalsBytes, to: &totals) && intact
                     merging.advance()
                 }
+                if !intact { status.fail(GroupRunReader.damaged) }
                 withUnsafePointer(to: totals) { sorted.add(keyBytes: key, totals: $0) }
             }
             count += 1

@@ -300,6 +300,15 @@ package struct KeyBytesBatch: Sendable {
     var keyBytes: [UInt8] = []
     var keyEnds: [Int] = []
     var totals: [GroupTotals] = []
+
+    init() {}
+
+    /// Room for `count` groups made at once (grown by doubling, a batch's arrays were copied nine times).
+    init(reserving count: Int) {
+        keyBytes.reserveCapacity(64 * count)
+        keyEnds.reserveCapacity(count)
+        totals.reserveCapacity(count)
+    }
 }
 
 /// `GroupPrefetch` with the keys kept as bytes (`ReportGroups.makeKeyBytesIterator`): decoding every key into
@@ -313,7 +322,7 @@ package final class KeyBytesPrefetch: Sendable {
         let batches = self.batches
         thread = WorkerThread {
             var merging = GroupRunMerge(runs, order: .report, status: status)
-            var batch = KeyBytesBatch()
+            var batch = KeyBytesBatch(reserving: Self.batchSize)
             while let head = merging.top {
                 // Both copied before the run moves on: its bytes are the run's buffer's until then.
                 batch.keyBytes.append(contentsOf: head.keyBytes)
@@ -322,7 +331,7 @@ package final class KeyBytesPrefetch: Sendable {
                 merging.advance()
                 if batch.totals.count == Self.batchSize {
                     guard batches.push(batch) else { return }
-                    batch = KeyBytesBatch()
+                    batch = KeyBytesBatch(reserving: Self.batchSize)
                 }
             }
             if !batch.totals.isEmpty { batches.push(batch) }
@@ -471,21 +480,20 @@ package struct ReportOrderRuns {
     private mutating func writeRun() {
         let sorted = sortedEntries()
         if let spool, failure == nil {
-            if let range = spool.append(sorted) {
+            if let range = spool.append(raw: sorted.bytes) {
                 runs.append(.spilled(spool, range))
                 return
             }
             failure = "cannot write a temporary file in \(spool.directory)"
         }
-        runs.append(.memory(SpoolBytes(sorted)))
+        runs.append(.memory(sorted))
     }
 
     /// The gathered entries in report order (`ReportGroup.precedes`, on their bytes); the run is emptied.
     /// Keys of ASCII fields (nearly all) compare by one `memcmp` of their joined fields, as the table's sort
     /// does in memory (`GroupKeyBytes.compareJoined`).
-    private mutating func sortedEntries() -> [UInt8] {
-        var sorted = [UInt8](repeating: 0, count: pending.count)
-        pending.withUnsafeBytes { bytes in
+    private mutating func sortedEntries() -> SpoolBytes {
+        let sorted = pending.withUnsafeBytes { bytes in
             joined.withUnsafeBytes { joined in
                 let base = joined.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
                 func key(_ e: Entry) -> UnsafeRawBufferPointer {
@@ -497,7 +505,8 @@ package struct ReportOrderRuns {
                         base + a.joinedStart, a.joinedCount, key(a), base + b.joinedStart, b.joinedCount, key(b)) < 0
                 }
             }
-            sorted.withUnsafeMutableBytes { out in
+            // Written where the run stays when it is not written to the file.
+            return SpoolBytes(count: bytes.count) { out in
                 var at = 0
                 for e in entries {
                     (out.baseAddress! + at).copyMemory(from: bytes.baseAddress! + e.start, byteCount: e.length)
@@ -517,9 +526,9 @@ package struct ReportOrderRuns {
     package mutating func finish() -> Sorted {
         if runs.isEmpty {
             let count = entries.count
-            return .memory(SpoolBytes(sortedEntries()), count: count)
+            return .memory(sortedEntries(), count: count)
         }
-        if !entries.isEmpty { runs.append(.memory(SpoolBytes(sortedEntries()))) }
+        if !entries.isEmpty { runs.append(.memory(sortedEntries())) }
         return .runs(runs)
     }
 

@@ -226,6 +226,12 @@ package final class SpoolBytes: @unchecked Sendable {
         bytes.withUnsafeBytes { base.copyMemory(from: $0) }
     }
 
+    /// `count` bytes written by `fill` where they stay (no array made first and copied).
+    package init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        base = .allocate(byteCount: count, alignment: 8)
+        fill(base)
+    }
+
     deinit { base.deallocate() }
 
     package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }

@@ -417,8 +417,11 @@ package struct ReportOrderRuns {
     /// The run being gathered: its entries one after the other, and where each one is.
     private var pending: [UInt8] = []
     private var entries: [Entry] = []
-    /// The entries' keys as `GroupKeyBytes.joinASCII` writes them, one after the other (no longer than the keys).
+    /// The entries' keys as `GroupKeyBytes.joinASCII` writes them, one after the other (no longer than the keys):
+    /// the first `joinedCount` bytes; the array only grows (an append and a removal per entry cost more
+    /// than the joining).
     private var joined: [UInt8] = []
+    private var joinedUsed = 0
     private var runs: [GroupRun] = []
     /// Set when a run could not be written.
     package private(set) var failure: String?
@@ -465,12 +468,14 @@ package struct ReportOrderRuns {
 
     /// Notes the entry written at `start`, with its key joined for sorting.
     private mutating func addEntry(total: Int, start: Int, keyBytes: UnsafeRawBufferPointer) {
-        let joinedStart = joined.count
-        joined.append(contentsOf: repeatElement(0, count: keyBytes.count))
+        let joinedStart = joinedUsed
+        if joined.count - joinedStart < keyBytes.count {
+            joined.append(contentsOf: repeatElement(0, count: max(keyBytes.count, joined.count)))
+        }
         let joinedCount = joined.withUnsafeMutableBytes { out in
             GroupKeyBytes.joinASCII(keyBytes, into: out.baseAddress! + joinedStart) ?? -1
         }
-        joined.removeLast(joined.count - joinedStart - max(0, joinedCount))
+        joinedUsed += max(0, joinedCount)
         entries.append(Entry(
             total: total, start: start, length: pending.count - start, keyLength: keyBytes.count,
             joinedStart: joinedStart, joinedCount: joinedCount))
@@ -516,7 +521,7 @@ package struct ReportOrderRuns {
         }
         pending.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
-        joined.removeAll(keepingCapacity: true)
+        joinedUsed = 0
         return sorted
     }
 

@@ -32,11 +32,13 @@ package enum SpooledGroup {
     package static func append(
         hash: UInt64, keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>, to bytes: inout [UInt8]
     ) {
-        let lengthAt = bytes.beginSpoolEntry()
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8 + 10 * (1 + sumCount)) { buffer in
+        let lengthAt = bytes.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12 + 10 * (1 + sumCount)) { buffer in
             let out = buffer.baseAddress!
-            for i in 0..<8 { out[i] = UInt8(truncatingIfNeeded: hash >> (8 * UInt64(i))) }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: 8))
+            // The length (filled in by `endSpoolEntry`) and the hash, in one append.
+            for i in 0..<4 { out[i] = 0 }
+            for i in 0..<8 { out[4 + i] = UInt8(truncatingIfNeeded: hash >> (8 * UInt64(i))) }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: 12))
             bytes.append(contentsOf: keyBytes)
             let count = withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums in
                 totals.pointee.store(into: sums.baseAddress!)

@@ -135,13 +135,17 @@ package enum GroupKeyBytes {
     /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
     /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).
     package static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        if equal(a, b) { return 0 }
+        // (Keys compared here differ nearly always: no test of the whole keys first, and each field's
+        // equality comes from the same pass that finds where it differs, not from a `memcmp` of its own.)
         var x = SpoolReader(bytes: a, position: 0), y = SpoolReader(bytes: b, position: 0)
-        guard let countA = x.int(), let countB = y.int() else { return a.count - b.count }
+        guard let countA = x.int(), let countB = y.int() else { return equal(a, b) ? 0 : a.count - b.count }
         for _ in 0..<min(countA, countB) {
-            guard let fa = x.field(), let fb = y.field() else { return a.count - b.count }
-            if equal(fa, fb) { continue }
-            if let precedes = bytesDecide(fa, fb) { return precedes ? -1 : 1 }
+            guard let fa = x.field(), let fb = y.field() else { return equal(a, b) ? 0 : a.count - b.count }
+            if fa.count == fb.count, fa.baseAddress == fb.baseAddress { continue }
+            if let order = bytesOrder(fa, fb) {
+                if order == 0 { continue }
+                return order
+            }
             let sa = String(decoding: fa, as: UTF8.self), sb = String(decoding: fb, as: UTF8.self)
             // As `precedes`: the first field that differs decides, even when `String` orders neither
             // before the other (a decomposed "é" against "éz" compares so).
@@ -160,6 +164,13 @@ package enum GroupKeyBytes {
     /// one field ends where the other goes on with an ASCII byte, the shorter one is a prefix of the other's
     /// scalars. (Fields of ASCII only always take this path.)
     package static func bytesDecide(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool? {
+        bytesOrder(a, b).map { $0 < 0 }
+    }
+
+    /// `bytesDecide` telling equal bytes apart: negative, zero (the same bytes) or positive; nil when only
+    /// `String`s can tell.
+    @inline(__always)
+    package static func bytesOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
         let common = min(a.count, b.count)
         var i = 0
         // Keys of one report share long prefixes (a host, `/api/v1/users/`): the first difference is found
@@ -177,12 +188,12 @@ package enum GroupKeyBytes {
         }
         while i < common, a[i] == b[i] { i += 1 }
         if i == common {
-            if a.count == b.count { return false }
-            return (a.count > b.count ? a[common] : b[common]) < 0x80 ? a.count < b.count : nil
+            if a.count == b.count { return 0 }
+            return (a.count > b.count ? a[common] : b[common]) < 0x80 ? (a.count < b.count ? -1 : 1) : nil
         }
         guard a[i] < 0x80, b[i] < 0x80, i + 1 == a.count || a[i + 1] < 0x80, i + 1 == b.count || b[i + 1] < 0x80
         else { return nil }
-        return a[i] < b[i]
+        return a[i] < b[i] ? -1 : 1
     }
 }
 

@@ -138,13 +138,22 @@ package enum SpooledGroup {
         let totalsStart = r.position
         guard let mask = r.unsigned(), mask >> UInt64(sumCount) == 0 else { return nil }
         var total = 0
-        // The sums before `response.bytes`, and it.
+        // The sums before `response.bytes`, and it: the two byte sums read, the others only skipped (up to
+        // ten bytes each, as a varint of 64 bits at most: what `add` reads checks them).
         var rest = mask & ((2 << UInt64(responseBytesSum)) - 1)
         while rest != 0 {
             let i = rest.trailingZeroBitCount
             rest &= rest - 1
-            guard let value = r.int() else { return nil }
-            if i == requestBytesSum || i == responseBytesSum { total &+= value }
+            if i == requestBytesSum || i == responseBytesSum {
+                guard let value = r.int() else { return nil }
+                total &+= value
+            } else {
+                let limit = min(bytes.count, r.position + 10)
+                var p = r.position
+                while p < limit, bytes[p] >= 0x80 { p += 1 }
+                guard p < limit else { return nil }
+                r.position = p + 1
+            }
         }
         return GroupRunMerge.Head(
             hash: hash, keyBytes: keyBytes, totalsBytes: UnsafeRawBufferPointer(rebasing: bytes[totalsStart...]),

@@ -52,8 +52,11 @@ import TrafficTestSupport
                         }
                     }
                 }
-                #expect(fast.signum() == c.signum(), "\(keys[i]) \(keys[j])")
-                if joined[i] != nil, joined[j] != nil { joinedPairs += 1 }
+                // (A report's keys all have one field count: joined, [] and [""] are alike.)
+                if keys[i].count == keys[j].count {
+                    #expect(fast.signum() == c.signum(), "\(keys[i]) \(keys[j])")
+                    if joined[i] != nil, joined[j] != nil { joinedPairs += 1 }
+                }
             }
         }
         #expect(joinedPairs > 1_000)
@@ -66,7 +69,8 @@ import TrafficTestSupport
     /// Groups with many equal totals and awkward keys, in insertion order.
     static func groups(seed: UInt64) -> [ReportGroup] {
         var rng = SplitMix(state: seed)
-        var groups = keys.map { key -> ReportGroup in
+        // Keys of one report have one field count (`precedes` compares them so).
+        var groups = keys.filter { $0.count == 2 }.map { key -> ReportGroup in
             var totals = GroupTotals()
             totals.requests = 1
             totals.request.bytes = Int(rng.next() % 3)

@@ -17,7 +17,9 @@ extension Array where Element == UInt8 {
 
     package mutating func endSpoolEntry(_ lengthAt: Int) {
         let length = UInt32(truncatingIfNeeded: count - lengthAt - 4)
-        for i in 0..<4 { self[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
+        precondition(lengthAt >= 0 && lengthAt + 4 <= count, "an entry begun")
+        // One store (four subscripts checked uniqueness four times, per entry written).
+        withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: lengthAt, as: UInt32.self) }
     }
 
     /// Zigzag varint: small negative numbers stay short too.

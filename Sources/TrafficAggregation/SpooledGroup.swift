@@ -42,17 +42,18 @@ package enum SpooledGroup {
             bytes.append(contentsOf: keyBytes)
             let count = withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums in
                 totals.pointee.store(into: sums.baseAddress!)
+                // One pass: the sums' varints go after room for the mask (ten bytes at most), the mask is
+                // written before them, and they are moved up to it.
                 var mask: UInt64 = 0
-                for i in 0..<sumCount where sums[i] != 0 { mask |= 1 << UInt64(i) }
-                var count = putUnsigned(mask, at: out)
-                var rest = mask
-                while rest != 0 {
-                    let i = rest.trailingZeroBitCount
-                    rest &= rest - 1
+                var end = 10
+                for i in 0..<sumCount where sums[i] != 0 {
+                    mask |= 1 << UInt64(i)
                     let v = Int64(sums[i])
-                    count += putUnsigned(UInt64(bitPattern: v << 1 ^ v >> 63), at: out + count)
+                    end += putUnsigned(UInt64(bitPattern: v << 1 ^ v >> 63), at: out + end)
                 }
-                return count
+                let maskCount = putUnsigned(mask, at: out)
+                if maskCount < 10 { (out + maskCount).update(from: out + 10, count: end - 10) }
+                return maskCount + end - 10
             }
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
             let sizes = totals.pointee.responseSizes

@@ -460,8 +460,17 @@ package final class ReportBuilder {
         var key: [UInt8] = []
         var stored: [UInt8] = []
         while let head = merging.top {
+            if !merging.topRepeats {
+                // A key in one run only (most of them) goes on with its totals as they are stored, from where
+                // the run holds them.
+                counter?.add(keyBytes: head.keyBytes)
+                sorted.add(keyBytes: head.keyBytes, totalsBytes: head.totalsBytes, totalBytes: head.totalBytes)
+                merging.advance()
+                count += 1
+                continue
+            }
             // The head's bytes are the run's until it advances: its key and totals are copied to compare the
-            // next ones. A key in one run only (most of them) goes on with its totals as they are stored.
+            // next ones.
             key.removeAll(keepingCapacity: true)
             key.append(contentsOf: head.keyBytes)
             stored.removeAll(keepingCapacity: true)

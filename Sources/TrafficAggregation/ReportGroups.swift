@@ -645,6 +645,13 @@ package struct GroupRunMerge {
     /// The group that comes next (until `advance`).
     package var top: Head? { heap.top.map { readers[$0].head! } }
 
+    /// Whether another run's head has `top`'s hash and key (`Order.aggregation`). A run holds a key once,
+    /// so when none of the heads that can come next has it, `top` is the only group of its key.
+    package var topRepeats: Bool {
+        guard let top = heap.top, let head = readers[top].head else { return false }
+        return heap.topChildMatches { $0.hash == head.hash && GroupKeyBytes.equal($0.keyBytes, head.keyBytes) }
+    }
+
     /// Moves past `top`.
     package mutating func advance() {
         guard let top = heap.top else { return }

@@ -302,6 +302,16 @@ package struct KeyedMergeHeap<Key> {
     /// The run whose head comes first.
     package var top: Int? { heap.top }
 
+    /// Whether the head of a run that comes right after the top one in the heap (a child of the top) is one
+    /// that `matches`: the next top is the best of those or the top run's own next head.
+    package func topChildMatches(_ matches: (Key) -> Bool) -> Bool {
+        let runs = heap.runs
+        for i in 1..<min(3, max(1, runs.count)) {
+            if let key = keys[runs[i]], matches(key) { return true }
+        }
+        return false
+    }
+
     /// The top run moved on: `key` is its new head's, nil when it has no more.
     package mutating func topAdvanced(to key: Key?) {
         guard let top = heap.top else { return }

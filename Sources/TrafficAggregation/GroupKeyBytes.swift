@@ -176,14 +176,24 @@ package enum GroupKeyBytes {
         // Keys of one report share long prefixes (a host, `/api/v1/users/`): the first difference is found
         // eight bytes at a time, then byte by byte.
         if common >= 8, let x = a.baseAddress, let y = b.baseAddress {
+            var differs = false
             while i + 8 <= common {
                 let d = UInt64(littleEndian: x.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                     ^ UInt64(littleEndian: y.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 if d != 0 {
                     i += d.trailingZeroBitCount >> 3
+                    differs = true
                     break
                 }
                 i += 8
+            }
+            // The last bytes as one word ending at `common` (overlapping the ones compared): equal fields, a
+            // host most often, end here instead of byte by byte.
+            if !differs, i < common {
+                let j = common - 8
+                let d = UInt64(littleEndian: x.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                    ^ UInt64(littleEndian: y.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                i = d == 0 ? common : j + d.trailingZeroBitCount >> 3
             }
         }
         while i < common, a[i] == b[i] { i += 1 }

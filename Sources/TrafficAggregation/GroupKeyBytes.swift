@@ -96,17 +96,56 @@ package enum GroupKeyBytes {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
+    /// Writes the key's fields joined by NUL at `out` (room for `key.count` bytes: each field's length took at
+    /// least a byte) and returns their length, when every field is ASCII without NUL; nil otherwise (what was
+    /// written is then of no use). Such keys order as `compare` orders them by one `memcmp` of the joined
+    /// bytes (as `GroupTable.slotsInReportOrder` sorts them): `String`s of ASCII order by their bytes, a
+    /// field that is a prefix of the other's comes first (NUL orders before any other byte), and equal fields
+    /// go on to the next.
+    package static func joinASCII(_ key: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer) -> Int? {
+        var at = 0, plain = true, first = true
+        let complete = forEachField(key) { field in
+            guard plain else { return }
+            if !first {
+                out.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
+                at += 1
+            }
+            first = false
+            guard GroupTable.isPlainASCII(field) else { return plain = false }
+            if !field.isEmpty { (out + at).copyMemory(from: field.baseAddress!, byteCount: field.count) }
+            at += field.count
+        }
+        return plain && complete ? at : nil
+    }
+
+    /// Orders two keys' `joinASCII` bytes (`count` -1: not joined, then `compare` of their keys decides):
+    /// negative, zero or positive.
+    @inline(__always)
+    package static func compareJoined(
+        _ a: UnsafeRawPointer, _ aCount: Int, _ aKey: UnsafeRawBufferPointer,
+        _ b: UnsafeRawPointer, _ bCount: Int, _ bKey: UnsafeRawBufferPointer
+    ) -> Int {
+        guard aCount >= 0, bCount >= 0 else { return compare(aKey, bKey) }
+        let common = min(aCount, bCount)
+        let c = common == 0 ? 0 : memcmp(a, b, common)
+        return c != 0 ? Int(c) : aCount - bCount
+    }
+
     /// The keys' order in the report (`ReportGroup.precedes`: field by field, as `String`s compare):
     /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
     /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).
     package static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        if equal(a, b) { return 0 }
+        // (Keys compared here differ nearly always: no test of the whole keys first, and each field's
+        // equality comes from the same pass that finds where it differs, not from a `memcmp` of its own.)
         var x = SpoolReader(bytes: a, position: 0), y = SpoolReader(bytes: b, position: 0)
-        guard let countA = x.int(), let countB = y.int() else { return a.count - b.count }
+        guard let countA = x.int(), let countB = y.int() else { return equal(a, b) ? 0 : a.count - b.count }
         for _ in 0..<min(countA, countB) {
-            guard let fa = x.field(), let fb = y.field() else { return a.count - b.count }
-            if equal(fa, fb) { continue }
-            if let precedes = bytesDecide(fa, fb) { return precedes ? -1 : 1 }
+            guard let fa = x.field(), let fb = y.field() else { return equal(a, b) ? 0 : a.count - b.count }
+            if fa.count == fb.count, fa.baseAddress == fb.baseAddress { continue }
+            if let order = bytesOrder(fa, fb) {
+                if order == 0 { continue }
+                return order
+            }
             let sa = String(decoding: fa, as: UTF8.self), sb = String(decoding: fb, as: UTF8.self)
             // As `precedes`: the first field that differs decides, even when `String` orders neither
             // before the other (a decomposed "é" against "éz" compares so).
@@ -125,29 +164,46 @@ package enum GroupKeyBytes {
     /// one field ends where the other goes on with an ASCII byte, the shorter one is a prefix of the other's
     /// scalars. (Fields of ASCII only always take this path.)
     package static func bytesDecide(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool? {
+        bytesOrder(a, b).map { $0 < 0 }
+    }
+
+    /// `bytesDecide` telling equal bytes apart: negative, zero (the same bytes) or positive; nil when only
+    /// `String`s can tell.
+    @inline(__always)
+    package static func bytesOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
         let common = min(a.count, b.count)
         var i = 0
         // Keys of one report share long prefixes (a host, `/api/v1/users/`): the first difference is found
         // eight bytes at a time, then byte by byte.
         if common >= 8, let x = a.baseAddress, let y = b.baseAddress {
+            var differs = false
             while i + 8 <= common {
                 let d = UInt64(littleEndian: x.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                     ^ UInt64(littleEndian: y.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 if d != 0 {
                     i += d.trailingZeroBitCount >> 3
+                    differs = true
                     break
                 }
                 i += 8
             }
+            // The last bytes as one word ending at `common` (overlapping the ones compared): equal fields, a
+            // host most often, end here instead of byte by byte.
+            if !differs, i < common {
+                let j = common - 8
+                let d = UInt64(littleEndian: x.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                    ^ UInt64(littleEndian: y.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                i = d == 0 ? common : j + d.trailingZeroBitCount >> 3
+            }
         }
         while i < common, a[i] == b[i] { i += 1 }
         if i == common {
-            if a.count == b.count { return false }
-            return (a.count > b.count ? a[common] : b[common]) < 0x80 ? a.count < b.count : nil
+            if a.count == b.count { return 0 }
+            return (a.count > b.count ? a[common] : b[common]) < 0x80 ? (a.count < b.count ? -1 : 1) : nil
         }
         guard a[i] < 0x80, b[i] < 0x80, i + 1 == a.count || a[i + 1] < 0x80, i + 1 == b.count || b[i + 1] < 0x80
         else { return nil }
-        return a[i] < b[i]
+        return a[i] < b[i] ? -1 : 1
     }
 }
 

@@ -159,6 +159,30 @@ package struct GroupTable {
         }
     }
 
+    /// `spool` of each of `slots` in turn, but those `skip` says, the table's arrays read through pointers
+    /// taken once (a call per slot retained and released them seven times over: 50 M instructions on the
+    /// 1 GiB bench). Returns how many bytes the groups whose hash is below `split` took.
+    package func spool(_ slots: [Int], skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8]) -> Int {
+        var below = bytes.count
+        keyBytes.withUnsafeBytes { keys in
+            keyEnds.withUnsafeBufferPointer { ends in
+                slotHashes.withUnsafeBufferPointer { hashes in
+                    for slot in slots where !skip(slot) {
+                        let start = slot == 0 ? 0 : ends[slot - 1]
+                        let key = UnsafeRawBufferPointer(rebasing: keys[start..<ends[slot]])
+                        chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
+                            SpooledGroup.append(
+                                hash: hashes[slot], keyBytes: key, totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)),
+                                to: &bytes)
+                        }
+                        if hashes[slot] < split { below = bytes.count }
+                    }
+                }
+            }
+        }
+        return below
+    }
+
     package subscript(slot: Int) -> GroupTotals {
         get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
         _modify { yield &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
@@ -309,7 +333,7 @@ package struct GroupTable {
     }
 
     /// Whether every byte is ASCII and none is NUL, eight at a time.
-    private static func isPlainASCII(_ field: UnsafeRawBufferPointer) -> Bool {
+    package static func isPlainASCII(_ field: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = field.count
         var high: UInt64 = 0, zero: UInt64 = 0

@@ -179,6 +179,9 @@ extension SideTotals {
     /// Adds `value` to sum `i` of `store(into:)`'s layout, in place (a spilled group's totals are read and
     /// added this way: no buffer of sums, no `SideTotals` made and copied, the rare array only when a rare
     /// sum is there). Wrapping like `add(_:)`: the numbers come from a temporary file.
+    /// (Inlined into the spool's readers, the rare sums out of line: a call per sum read cost a fifth of
+    /// reading a spilled group's totals.)
+    @inline(__always)
     package mutating func addSum(_ i: Int, _ value: Int) {
         switch i {
         case 0: bytes &+= value
@@ -191,9 +194,12 @@ extension SideTotals {
         case 7: decodeUnknown &+= value
         case 8: compressedBodyBytes &+= value
         case 9: uncompressedBodyBytes &+= value
-        default: setRare(i - 10, rare(i - 10) &+ value)
+        default: addRare(i - 10, value)
         }
     }
+
+    @inline(never)
+    private mutating func addRare(_ i: Int, _ value: Int) { setRare(i, rare(i) &+ value) }
 
     package init(sums: UnsafePointer<Int>) {
         bytes = sums[0]
@@ -276,6 +282,7 @@ public struct GroupTotals: Sendable, Equatable {
     }
 
     /// Adds `value` to sum `i` of `store(into:)`'s layout (`SideTotals.addSum`).
+    @inline(__always)
     package mutating func addSum(_ i: Int, _ value: Int) {
         switch i {
         case 0: requests &+= value

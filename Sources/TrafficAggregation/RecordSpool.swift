@@ -38,19 +38,20 @@ package final class RecordSpool: @unchecked Sendable {
 
     /// Appends `bytes` and returns where they are; nil when the write failed (e.g. the disk is full).
     package func append(_ bytes: [UInt8]) -> Range<Int64>? {
+        bytes.withUnsafeBytes { append(raw: $0) }
+    }
+
+    /// `append` of bytes wherever they are.
+    package func append(raw buffer: UnsafeRawBufferPointer) -> Range<Int64>? {
         let start = size
-        let written = bytes.withUnsafeBytes { buffer -> Bool in
-            var done = 0
-            while done < buffer.count {
-                let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(start + Int64(done)))
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
+        var done = 0
+        while done < buffer.count {
+            let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(start + Int64(done)))
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return nil }
+            done += n
         }
-        guard written else { return nil }
-        size += Int64(bytes.count)
+        size += Int64(buffer.count)
         return start..<size
     }
 

@@ -145,7 +145,7 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 var reader = GroupRunReader(run, status: status)
                 while let head = reader.head {
                     // The key's bytes are the run's buffer's until the reader moves on.
-                    let totals = head.totals
+                    let totals = head.totals(status)
                     withUnsafePointer(to: totals) { body(head.keyBytes, $0) }
                     reader.advance()
                 }
@@ -177,7 +177,7 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 while true {
                     if let head = reader?.head {
                         // The key's bytes are the run's buffer's until the reader moves on.
-                        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
+                        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals(part.status))
                         reader?.advance()
                         return group
                     }
@@ -300,6 +300,15 @@ package struct KeyBytesBatch: Sendable {
     var keyBytes: [UInt8] = []
     var keyEnds: [Int] = []
     var totals: [GroupTotals] = []
+
+    init() {}
+
+    /// Room for `count` groups made at once (grown by doubling, a batch's arrays were copied nine times).
+    init(reserving count: Int) {
+        keyBytes.reserveCapacity(64 * count)
+        keyEnds.reserveCapacity(count)
+        totals.reserveCapacity(count)
+    }
 }
 
 /// `GroupPrefetch` with the keys kept as bytes (`ReportGroups.makeKeyBytesIterator`): decoding every key into
@@ -313,16 +322,16 @@ package final class KeyBytesPrefetch: Sendable {
         let batches = self.batches
         thread = WorkerThread {
             var merging = GroupRunMerge(runs, order: .report, status: status)
-            var batch = KeyBytesBatch()
+            var batch = KeyBytesBatch(reserving: Self.batchSize)
             while let head = merging.top {
                 // Both copied before the run moves on: its bytes are the run's buffer's until then.
                 batch.keyBytes.append(contentsOf: head.keyBytes)
                 batch.keyEnds.append(batch.keyBytes.count)
-                batch.totals.append(head.totals)
+                batch.totals.append(head.totals(status))
                 merging.advance()
                 if batch.totals.count == Self.batchSize {
                     guard batches.push(batch) else { return }
-                    batch = KeyBytesBatch()
+                    batch = KeyBytesBatch(reserving: Self.batchSize)
                 }
             }
             if !batch.totals.isEmpty { batches.push(batch) }
@@ -408,6 +417,11 @@ package struct ReportOrderRuns {
     /// The run being gathered: its entries one after the other, and where each one is.
     private var pending: [UInt8] = []
     private var entries: [Entry] = []
+    /// The entries' keys as `GroupKeyBytes.joinASCII` writes them, one after the other (no longer than the keys):
+    /// the first `joinedCount` bytes; the array only grows (an append and a removal per entry cost more
+    /// than the joining).
+    private var joined: [UInt8] = []
+    private var joinedUsed = 0
     private var runs: [GroupRun] = []
     /// Set when a run could not be written.
     package private(set) var failure: String?
@@ -417,6 +431,9 @@ package struct ReportOrderRuns {
         var start: Int
         var length: Int
         var keyLength: Int
+        /// Where the key's joined fields are in `joined`, and how many bytes (-1: not joined).
+        var joinedStart: Int
+        var joinedCount: Int
     }
 
     package init(runLength: Int, spool: RecordSpool?) {
@@ -427,50 +444,84 @@ package struct ReportOrderRuns {
     package mutating func add(keyBytes: UnsafeRawBufferPointer, totals: UnsafePointer<GroupTotals>) {
         let start = pending.count
         SpooledGroup.append(hash: 0, keyBytes: keyBytes, totals: totals, to: &pending)
-        entries.append(Entry(total: totals.pointee.totalBytes, start: start, length: pending.count - start, keyLength: keyBytes.count))
-        if entries.count >= runLength { writeRun() }
+        addEntry(total: totals.pointee.totalBytes, start: start, keyBytes: keyBytes)
     }
 
-    /// A group whose totals are still as stored (`GroupRunMerge.Head.totalsBytes`), copied on as they are.
+    /// A group whose totals are still as stored (`GroupRunMerge.Head.totalsBytes`), copied on as they are:
+    /// the entry is written with one copy per piece into room made at once (appending the pieces one by one
+    /// checked capacity and uniqueness for each).
     package mutating func add(keyBytes: UnsafeRawBufferPointer, totalsBytes: UnsafeRawBufferPointer, totalBytes: Int) {
         let start = pending.count
-        let lengthAt = pending.beginSpoolEntry()
-        // The hash is not read in report order: 0, as `SpooledGroup.append(hash: 0, …)` writes it.
-        pending.append(contentsOf: repeatElement(0, count: 8))
-        pending.append(contentsOf: keyBytes)
-        pending.append(contentsOf: totalsBytes)
-        pending.endSpoolEntry(lengthAt)
-        entries.append(Entry(total: totalBytes, start: start, length: pending.count - start, keyLength: keyBytes.count))
+        let length = 12 + keyBytes.count + totalsBytes.count
+        pending.append(contentsOf: repeatElement(0, count: length))
+        pending.withUnsafeMutableBytes { out in
+            let entry = out.baseAddress! + start
+            // The length, then the hash: not read in report order, 0 as `SpooledGroup.append(hash: 0, …)` writes it.
+            entry.storeBytes(of: UInt32(truncatingIfNeeded: length - 4).littleEndian, as: UInt32.self)
+            if !keyBytes.isEmpty { (entry + 12).copyMemory(from: keyBytes.baseAddress!, byteCount: keyBytes.count) }
+            if !totalsBytes.isEmpty {
+                (entry + 12 + keyBytes.count).copyMemory(from: totalsBytes.baseAddress!, byteCount: totalsBytes.count)
+            }
+        }
+        addEntry(total: totalBytes, start: start, keyBytes: keyBytes)
+    }
+
+    /// Notes the entry written at `start`, with its key joined for sorting.
+    private mutating func addEntry(total: Int, start: Int, keyBytes: UnsafeRawBufferPointer) {
+        let joinedStart = joinedUsed
+        if joined.count - joinedStart < keyBytes.count {
+            joined.append(contentsOf: repeatElement(0, count: max(keyBytes.count, joined.count)))
+        }
+        let joinedCount = joined.withUnsafeMutableBytes { out in
+            GroupKeyBytes.joinASCII(keyBytes, into: out.baseAddress! + joinedStart) ?? -1
+        }
+        joinedUsed += max(0, joinedCount)
+        entries.append(Entry(
+            total: total, start: start, length: pending.count - start, keyLength: keyBytes.count,
+            joinedStart: joinedStart, joinedCount: joinedCount))
         if entries.count >= runLength { writeRun() }
     }
 
     private mutating func writeRun() {
         let sorted = sortedEntries()
         if let spool, failure == nil {
-            if let range = spool.append(sorted) {
+            if let range = spool.append(raw: sorted.bytes) {
                 runs.append(.spilled(spool, range))
                 return
             }
             failure = "cannot write a temporary file in \(spool.directory)"
         }
-        runs.append(.memory(SpoolBytes(sorted)))
+        runs.append(.memory(sorted))
     }
 
     /// The gathered entries in report order (`ReportGroup.precedes`, on their bytes); the run is emptied.
-    private mutating func sortedEntries() -> [UInt8] {
-        var sorted: [UInt8] = []
-        sorted.reserveCapacity(pending.count)
-        pending.withUnsafeBytes { bytes in
-            func key(_ e: Entry) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: bytes[(e.start + 12)..<(e.start + 12 + e.keyLength)])
+    /// Keys of ASCII fields (nearly all) compare by one `memcmp` of their joined fields, as the table's sort
+    /// does in memory (`GroupKeyBytes.compareJoined`).
+    private mutating func sortedEntries() -> SpoolBytes {
+        let sorted = pending.withUnsafeBytes { bytes in
+            joined.withUnsafeBytes { joined in
+                let base = joined.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+                func key(_ e: Entry) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: bytes[(e.start + 12)..<(e.start + 12 + e.keyLength)])
+                }
+                entries.sort { a, b in
+                    if a.total != b.total { return a.total > b.total }
+                    return GroupKeyBytes.compareJoined(
+                        base + a.joinedStart, a.joinedCount, key(a), base + b.joinedStart, b.joinedCount, key(b)) < 0
+                }
             }
-            entries.sort { a, b in
-                a.total != b.total ? a.total > b.total : GroupKeyBytes.compare(key(a), key(b)) < 0
+            // Written where the run stays when it is not written to the file.
+            return SpoolBytes(count: bytes.count) { out in
+                var at = 0
+                for e in entries {
+                    (out.baseAddress! + at).copyMemory(from: bytes.baseAddress! + e.start, byteCount: e.length)
+                    at += e.length
+                }
             }
-            for e in entries { sorted.append(contentsOf: bytes[e.start..<(e.start + e.length)]) }
         }
         pending.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
+        joinedUsed = 0
         return sorted
     }
 
@@ -480,9 +531,9 @@ package struct ReportOrderRuns {
     package mutating func finish() -> Sorted {
         if runs.isEmpty {
             let count = entries.count
-            return .memory(SpoolBytes(sortedEntries()), count: count)
+            return .memory(sortedEntries(), count: count)
         }
-        if !entries.isEmpty { runs.append(.memory(SpoolBytes(sortedEntries()))) }
+        if !entries.isEmpty { runs.append(.memory(sortedEntries())) }
         return .runs(runs)
     }
 
@@ -548,12 +599,18 @@ package struct GroupRunMerge {
         /// `totals.totalBytes`, what the report is ordered by.
         var totalBytes: Int
 
-        /// The totals, made from their bytes (which `SpooledGroup.parse` checked: they cannot be damaged here).
-        var totals: GroupTotals { SpooledGroup.totals(totalsBytes) ?? GroupTotals() }
+        /// The totals, made from their bytes (`SpooledGroup.parseHead` left them unchecked: damaged ones fail
+        /// `status` and count as empty).
+        func totals(_ status: SpoolReadStatus) -> GroupTotals {
+            if let totals = SpooledGroup.totals(totalsBytes) { return totals }
+            status.fail(GroupRunReader.damaged)
+            return GroupTotals()
+        }
     }
 
     private var readers: [GroupRunReader]
     private var heap: KeyedMergeHeap<OrderKey>
+    private let status: SpoolReadStatus
 
     /// What the heads are ordered by: a few words, not a copy of each head's totals.
     private struct OrderKey {
@@ -570,6 +627,7 @@ package struct GroupRunMerge {
     }
 
     package init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
+        self.status = status
         readers = runs.map { GroupRunReader($0, status: status) }
         heap = KeyedMergeHeap(readers.map { OrderKey($0.head) }) { x, y in
             switch order {
@@ -587,6 +645,13 @@ package struct GroupRunMerge {
     /// The group that comes next (until `advance`).
     package var top: Head? { heap.top.map { readers[$0].head! } }
 
+    /// Whether another run's head has `top`'s hash and key (`Order.aggregation`). A run holds a key once,
+    /// so when none of the heads that can come next has it, `top` is the only group of its key.
+    package var topRepeats: Bool {
+        guard let top = heap.top, let head = readers[top].head else { return false }
+        return heap.topChildMatches { $0.hash == head.hash && GroupKeyBytes.equal($0.keyBytes, head.keyBytes) }
+    }
+
     /// Moves past `top`.
     package mutating func advance() {
         guard let top = heap.top else { return }
@@ -598,7 +663,7 @@ package struct GroupRunMerge {
     package mutating func next() -> ReportGroup? {
         guard let head = top else { return nil }
         // Both made before the run moves on: its bytes are the run's buffer's until then.
-        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals)
+        let group = ReportGroup(keys: GroupKeyBytes.decode(head.keyBytes) ?? [], totals: head.totals(status))
         advance()
         return group
     }
@@ -606,6 +671,8 @@ package struct GroupRunMerge {
 
 /// Reads one run of groups in order, a buffer of the spool file at a time.
 package struct GroupRunReader {
+    /// Why a reading failed when a group's totals were damaged.
+    package static let damaged = "cannot read back the temporary file: a damaged group"
     private let run: GroupRun
     private let status: SpoolReadStatus
     private var position = 0
@@ -627,12 +694,12 @@ package struct GroupRunReader {
             guard position < bytes.count else { return }
             guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
                 length <= bytes.count - position,
-                let entry = SpooledGroup.parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
+                let entry = SpooledGroup.parseHead(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
             else { return status.fail("a damaged group in memory") }
             position += length
             head = entry
         case .spilled:
-            head = cursor?.next(SpooledGroup.parse)
+            head = cursor?.next(SpooledGroup.parseHead)
             // A damaged or short read ends the run (our own file: an I/O error), reported through
             // `status`; the normal end of the run is no failure.
             if head == nil, let failure = cursor?.failure { status.fail(failure) }

@@ -17,7 +17,9 @@ extension Array where Element == UInt8 {
 
     package mutating func endSpoolEntry(_ lengthAt: Int) {
         let length = UInt32(truncatingIfNeeded: count - lengthAt - 4)
-        for i in 0..<4 { self[lengthAt + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(i))) }
+        precondition(lengthAt >= 0 && lengthAt + 4 <= count, "an entry begun")
+        // One store (four subscripts checked uniqueness four times, per entry written).
+        withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: lengthAt, as: UInt32.self) }
     }
 
     /// Zigzag varint: small negative numbers stay short too.
@@ -226,6 +228,12 @@ package final class SpoolBytes: @unchecked Sendable {
         bytes.withUnsafeBytes { base.copyMemory(from: $0) }
     }
 
+    /// `count` bytes written by `fill` where they stay (no array made first and copied).
+    package init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        base = .allocate(byteCount: count, alignment: 8)
+        fill(base)
+    }
+
     deinit { base.deallocate() }
 
     package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }
@@ -293,6 +301,16 @@ package struct KeyedMergeHeap<Key> {
 
     /// The run whose head comes first.
     package var top: Int? { heap.top }
+
+    /// Whether the head of a run that comes right after the top one in the heap (a child of the top) is one
+    /// that `matches`: the next top is the best of those or the top run's own next head.
+    package func topChildMatches(_ matches: (Key) -> Bool) -> Bool {
+        let runs = heap.runs
+        for i in 1..<min(3, max(1, runs.count)) {
+            if let key = keys[runs[i]], matches(key) { return true }
+        }
+        return false
+    }
 
     /// The top run moved on: `key` is its new head's, nil when it has no more.
     package mutating func topAdvanced(to key: Key?) {

@@ -149,7 +149,7 @@ import Testing
         SpooledGroup.append(hash: 9, ReportGroup(keys: ["h", "/p"], totals: totals), to: &bytes)
         let head = try #require(bytes.withUnsafeBytes { SpooledGroup.parse($0) })
         #expect(head.totalBytes == 700)
-        #expect(head.totals == totals)
+        #expect(head.totals(SpoolReadStatus()) == totals)
         // The size histogram's buckets out of order (5 000's bucket before 70's): rejected by `parse` too.
         // The last bytes: the sizes' two (bucket, count) pairs, (32, 1) and (81, 1), then the waits' max 12,
         // one pair, (12, 1): one byte each.

@@ -8,7 +8,7 @@ import TrafficWire
 /// whole connections, so no state is shared between threads.
 ///
 /// The reading thread also reads and decodes every packet and copies the other shards' segments, so
-/// its own shard gets less than half a worker's share of connections: with two jobs, 29 % of them.
+/// its own shard gets half a worker's share of connections: with two jobs, a third of them.
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the
 /// reader and the worker. Each worker's clock is the capture time of the packets it sees, so idle
@@ -42,11 +42,7 @@ final class ShardedSegmentSink: SegmentSink {
         workers = (1..<shards).map { shard in
             ShardWorker(reassembler: makeReassembler(shard), batchDone: progress.map { report in { report(shard, $0) } })
         }
-        // Seven eighths of half a worker's share (with two jobs 298 of 1024 buckets, not a third): the reading
-        // thread's part of the time is also the kernel's copy of the file and libpcap, which instruction counts
-        // miss. Per-thread CPU time on the 1 GiB bench captures (API-dense and bulk): with a third the reading
-        // thread's was 5–20 % higher than the worker's, with a quarter the worker's was; with 300 they were even.
-        localBuckets = Self.buckets * 7 / (8 * UInt64(2 * shards - 1))
+        localBuckets = Self.buckets / UInt64(2 * shards - 1)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }

@@ -405,10 +405,11 @@ package final class ReportBuilder {
         let results = (0..<2).map { _ in HalfResult() }
         let runLength = max(1, options.groupsInMemory)
         // Report-order runs hold groups as bytes (about 170 a group with the sorting's notes), a third of what
-        // a group takes in the table, which is empty by now: runs three times as long take no more memory,
-        // and there are a third as many for the report to merge (the merge's comparisons cost 1 400
-        // instructions a group with six runs on the 1 GiB bench).
-        let orderRunLength = runLength.multipliedReportingOverflow(by: 3).overflow ? runLength : 3 * runLength
+        // a group takes in the table, which is empty by now: runs twice as long, half as many for the report to
+        // merge (the merge's comparisons cost 1 400 instructions a group with six runs on the 1 GiB bench). Not
+        // three times: the two halves sort their runs at once, and peak RSS on the 1 GiB API bench went 44 → 49
+        // MiB (default options) and 59 → 60.5 MiB with `--overhead all`, too close to the 64 MiB goal.
+        let orderRunLength = runLength.multipliedReportingOverflow(by: 2).overflow ? runLength : 2 * runLength
         let column = normalizedColumn
         let directory = options.messageSpoolDirectory
         let first = groupSpool

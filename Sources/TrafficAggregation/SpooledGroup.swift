@@ -90,11 +90,12 @@ package enum SpooledGroup {
         return count + 1
     }
 
-    /// The parts of one entry (all of its bytes, the length included), checked whole but without making its
-    /// key's strings or its totals (`Head.totals` makes them when they are wanted: a merge mostly compares
-    /// keys and totals, and a group in one run only is copied on as it is); nil if they are not a group (a
-    /// damaged spool file). `keyBytes` and `totalsBytes` point into `bytes`.
-    package static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
+    /// An entry's hash, key (checked whole) and the mask of its sums, with the reader at the first sum: what
+    /// `parse` and `parseHead` both read first.
+    @inline(__always)
+    private static func keyAndMask(
+        _ bytes: UnsafeRawBufferPointer
+    ) -> (hash: UInt64, keyBytes: UnsafeRawBufferPointer, totalsStart: Int, mask: UInt64, reader: SpoolReader)? {
         guard bytes.count >= 12 else { return nil }
         let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
         var r = SpoolReader(bytes: bytes, position: 12)
@@ -104,6 +105,16 @@ package enum SpooledGroup {
         let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[keyStart..<r.position])
         let totalsStart = r.position
         guard let mask = r.unsigned(), mask >> UInt64(sumCount) == 0 else { return nil }
+        return (hash, keyBytes, totalsStart, mask, r)
+    }
+
+    /// The parts of one entry (all of its bytes, the length included), checked whole but without making its
+    /// key's strings or its totals (`Head.totals` makes them when they are wanted: a merge mostly compares
+    /// keys and totals, and a group in one run only is copied on as it is); nil if they are not a group (a
+    /// damaged spool file). `keyBytes` and `totalsBytes` point into `bytes`.
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
+        guard let (hash, keyBytes, totalsStart, mask, reader) = keyAndMask(bytes) else { return nil }
+        var r = reader
         // Only the two byte sums are kept (the report's order); the others are skipped.
         var total = 0
         var rest = mask
@@ -129,15 +140,8 @@ package enum SpooledGroup {
     /// before the report is out: a damaged entry still fails the reading, and checking every entry whole each
     /// time a run was read (spilled, merged, measured, merged again) cost 660 instructions a group.
     package static func parseHead(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
-        guard bytes.count >= 12 else { return nil }
-        let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
-        var r = SpoolReader(bytes: bytes, position: 12)
-        let keyStart = r.position
-        guard let fieldCount = r.int(), fieldCount >= 0, fieldCount <= bytes.count else { return nil }
-        for _ in 0..<fieldCount where r.field() == nil { return nil }
-        let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[keyStart..<r.position])
-        let totalsStart = r.position
-        guard let mask = r.unsigned(), mask >> UInt64(sumCount) == 0 else { return nil }
+        guard let (hash, keyBytes, totalsStart, mask, reader) = keyAndMask(bytes) else { return nil }
+        var r = reader
         var total = 0
         // The sums before `response.bytes`, and it: the two byte sums read, the others only skipped (up to
         // ten bytes each, as a varint of 64 bits at most: what `add` reads checks them).

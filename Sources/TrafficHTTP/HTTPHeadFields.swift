@@ -11,7 +11,7 @@ struct HTTPHeadFields {
         /// exactly when `b` is `l` or its upper case, and `-` is compared as is, so this is the exact
         /// case-insensitive match of RFC 9110 §5.1 (no byte such as CR folds onto `-`), in two or three
         /// compares instead of a loop per byte. Names of 8 bytes or more use overlapping 8-byte words.
-        /// The constants are the little-endian words of the names (checked against `classifyBytewise`).
+        /// The constants are the little-endian words of the names (checked against a byte-by-byte reference in `HTTPHeadFastPathTests`).
         @inline(__always)
         static func classify(_ name: UnsafeRawBufferPointer) -> Name {
             guard let p = name.baseAddress else { return .other }
@@ -54,17 +54,6 @@ struct HTTPHeadFields {
             UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }
 
-        /// The reference for `classify`: one case-insensitive byte comparison per known name.
-        static func classifyBytewise(_ name: UnsafeRawBufferPointer) -> Name {
-            for (literal, kind) in [
-                ("host", Name.host), ("cookie", .cookie), ("upgrade", .upgrade), ("set-cookie", .cookie),
-                ("content-type", .contentType), ("content-length", .contentLength),
-                ("content-encoding", .contentEncoding), ("transfer-encoding", .transferEncoding),
-            ] where literal.utf8.count == name.count {
-                if zip(name, literal.utf8).allSatisfy({ HTTPBytes.lower($0) == $1 }) { return kind }
-            }
-            return .other
-        }
     }
 
     /// The request target, split at the start line (RFC 9112 §3.2).

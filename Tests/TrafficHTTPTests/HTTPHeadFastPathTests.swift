@@ -10,13 +10,24 @@ struct HTTPHeadFastPathTests {
         "transfer-encoding",
     ]
 
+    /// The reference for `classify`: one case-insensitive byte comparison per known name.
+    static func classifyBytewise(_ name: UnsafeRawBufferPointer) -> HTTPHeadFields.Name {
+        let kinds: [HTTPHeadFields.Name] = [
+            .host, .cookie, .upgrade, .cookie, .contentType, .contentLength, .contentEncoding, .transferEncoding,
+        ]
+        for (literal, kind) in zip(knownNames, kinds) where literal.utf8.count == name.count {
+            if zip(name, literal.utf8).allSatisfy({ HTTPBytes.lower($0) == $1 }) { return kind }
+        }
+        return .other
+    }
+
     private func classify(_ bytes: [UInt8]) -> (fast: HTTPHeadFields.Name, slow: HTTPHeadFields.Name) {
         // Copied into a buffer exactly as long as the name: the word loads must stay inside it.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { buffer.deallocate() }
         buffer.copyBytes(from: bytes)
         let name = UnsafeRawBufferPointer(buffer)
-        return (HTTPHeadFields.Name.classify(name), HTTPHeadFields.Name.classifyBytewise(name))
+        return (HTTPHeadFields.Name.classify(name), Self.classifyBytewise(name))
     }
 
     @Test(arguments: [

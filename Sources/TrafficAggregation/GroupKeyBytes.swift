@@ -17,6 +17,30 @@ package enum GroupKeyBytes {
         for field in key { bytes.spool(field) }
     }
 
+    /// `append([first, second], to:)` of the two fields' UTF-8.
+    package static func append(pair first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        bytes.spool(2)
+        bytes.spool(first.count)
+        bytes.append(contentsOf: first)
+        bytes.spool(second.count)
+        bytes.append(contentsOf: second)
+    }
+
+    /// `matches(block, [first, second])` of the two fields' UTF-8.
+    @inline(__always)
+    package static func matches(_ block: UnsafeRawBufferPointer, pair first: UnsafeRawBufferPointer,
+                                _ second: UnsafeRawBufferPointer) -> Bool {
+        var r = SpoolReader(bytes: block, position: 0)
+        guard r.int() == 2 else { return false }
+        @inline(__always) func field(_ field: UnsafeRawBufferPointer) -> Bool {
+            guard let length = r.int(), length == field.count, length <= block.count - r.position else { return false }
+            if length > 0, memcmp(block.baseAddress! + r.position, field.baseAddress!, length) != 0 { return false }
+            r.position += length
+            return true
+        }
+        return field(first) && field(second) && r.position == block.count
+    }
+
     /// Whether `block` is the bytes of `key`.
     package static func matches(_ block: UnsafeRawBufferPointer, _ key: [String]) -> Bool {
         var r = SpoolReader(bytes: block, position: 0)

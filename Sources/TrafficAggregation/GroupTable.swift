@@ -38,6 +38,23 @@ package struct GroupTable {
         return insert(hash: hash, at: found.free)
     }
 
+    /// The slot of the two-field key `[first, second]` (each field's UTF-8), made if it is new: what
+    /// `slot(for: [first, second])` answers, without making the strings and the array (the default grouping,
+    /// host and path, once per record).
+    /// `hint`: a slot to try first (the last record's, -1 for none), whose key is compared without hashing.
+    /// Mutating even when the key is known: a read of the table through a class's property copies it (a retain
+    /// per array).
+    package mutating func slot(
+        forPair first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, hint: Int = -1
+    ) -> Int {
+        if hint >= 0, withKey(ofSlot: hint, { GroupKeyBytes.matches($0, pair: first, second) }) { return hint }
+        let hash = Self.hash(pair: first, second)
+        let found = lookup(hash) { GroupKeyBytes.matches($0, pair: first, second) }
+        if let slot = found.slot { return slot }
+        GroupKeyBytes.append(pair: first, second, to: &keyBytes)
+        return insert(hash: hash, at: found.free)
+    }
+
     /// The slot of the key whose `GroupKeyBytes` are `key` and whose hash is `hash`.
     package mutating func slot(forKeyBytes key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let found = lookup(hash) { GroupKeyBytes.equal($0, key) }
@@ -111,6 +128,16 @@ package struct GroupTable {
             }
             h = (h ^ 0xFF) &* 0x100_0000_01b3
         }
+        return mix(h)
+    }
+
+    /// `hash([first, second])` of the two fields' UTF-8.
+    package static func hash(pair first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in first { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        h = (h ^ 0xFF) &* 0x100_0000_01b3
+        for b in second { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        h = (h ^ 0xFF) &* 0x100_0000_01b3
         return mix(h)
     }
 

@@ -34,6 +34,8 @@ package final class ReportBuilder {
     /// request, and keep-alive connections repeat paths, so most records skip the key and the hash.
     private var lastSlot = -1
     private var last = KeyInputs()
+    /// Grouped by host and path as sent (the default): keys are looked up from the records' bytes.
+    private let hostPathKeys: Bool
     /// Reused for lookups, so that a known group costs no allocation.
     private var probe: [String]
     /// Whether to count the rows `--normalize-paths` would produce (when it is off).
@@ -72,6 +74,7 @@ package final class ReportBuilder {
         countNormalized = options.paths.isIdentity && options.groupBy.contains(.path)
         recordStream = options.recordStream
         probe = options.groupBy.map { _ in "" }
+        hostPathKeys = options.groupBy == [.host, .path] && options.paths.isIdentity
         spillAt = max(1, options.groupsInMemory)
         messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
         if options.collectTimeline { timeline = ReportTimeline(eventLimit: options.timelineEventLimit) }
@@ -85,6 +88,12 @@ package final class ReportBuilder {
 
     /// Counts `record` in its group (unless a filter leaves it out).
     package func add(_ record: MessageRecord, capture: Int) {
+        guard count(record, capture: capture) != nil else { return }
+        if groups.count >= spillAt { spillGroups() }
+    }
+
+    /// `add` of a record its maker holds `inout` (`RecordSink`).
+    package func add(_ record: inout MessageRecord, capture: Int) {
         guard count(record, capture: capture) != nil else { return }
         if groups.count >= spillAt { spillGroups() }
     }
@@ -210,6 +219,17 @@ package final class ReportBuilder {
     }
 
     private func slot(for record: MessageRecord, capture: Int) -> Int {
+        if hostPathKeys {
+            // The default grouping: hashed and compared from the record's own bytes, no key strings made or
+            // kept (a retain and a release per field and record), and the last group's key read from the table.
+            let found = record.host.utf8.withContiguousStorageIfAvailable { host in
+                record.path.utf8.withContiguousStorageIfAvailable { path in
+                    hostPathSlot(UnsafeRawBufferPointer(host), UnsafeRawBufferPointer(path))
+                }
+            }
+            if let found, let found { return found }
+            lastSlot = -1  // `last` was not kept on the way above
+        }
         if lastSlot >= 0, sameKey(record, capture: capture) { return lastSlot }
         for (i, field) in options.groupBy.enumerated() {
             probe[i] = key(for: field, record: record, capture: capture, paths: options.paths)
@@ -228,6 +248,11 @@ package final class ReportBuilder {
             case .capture: last.capture = capture
             }
         }
+        return lastSlot
+    }
+
+    private func hostPathSlot(_ host: UnsafeRawBufferPointer, _ path: UnsafeRawBufferPointer) -> Int {
+        lastSlot = groups.slot(forPair: host, path, hint: lastSlot)
         return lastSlot
     }
 

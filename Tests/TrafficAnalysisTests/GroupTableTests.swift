@@ -28,6 +28,31 @@ import TrafficTestSupport
         #expect(table.count == 0)
     }
 
+    /// The default grouping's lookup from two fields' bytes (with the last slot as a hint) makes the same
+    /// slots, key bytes and stored hashes as the lookup by `[String]`, whatever the hint: empty fields,
+    /// non-ASCII, lengths that take two varint bytes, and hints that are right, wrong or absent.
+    @Test func pairLookupMatchesStringKeys() {
+        var rng = SplitMix(state: 11)
+        var byPair = GroupTable(), byStrings = GroupTable()
+        var hint = -1
+        let lengths = [0, 1, 30, 63, 64, 200]
+        for _ in 0..<20_000 {
+            let host = ["", "h\(rng.next() % 3)", "hôte.example"][Int(rng.next() % 3)]
+            let path = "/p/\(rng.next() % 4_000)" + String(repeating: "x", count: lengths[Int(rng.next() % 6)])
+            let expected = byStrings.slot(for: [host, path])
+            var h = host, p = path
+            let slot = h.withUTF8 { hb in p.withUTF8 { pb in
+                byPair.slot(forPair: UnsafeRawBufferPointer(hb), UnsafeRawBufferPointer(pb), hint: hint) } }
+            #expect(slot == expected)
+            hint = rng.next() % 4 == 0 ? Int(rng.next() % UInt64(byPair.count)) : (rng.next() % 2 == 0 ? slot : -1)
+        }
+        #expect(byPair.count == byStrings.count)
+        for slot in 0..<byPair.count {
+            #expect(byPair.withKey(ofSlot: slot) { Array($0) } == byStrings.withKey(ofSlot: slot) { Array($0) })
+            #expect(byPair.hash(ofSlot: slot) == byStrings.hash(ofSlot: slot))
+        }
+    }
+
     /// Shard tables merge by the hashes stored per slot: groups in both tables add up, the others are
     /// carried over, and each stored hash is the one of its own key (a hash stored against the wrong slot
     /// would make duplicate groups here).

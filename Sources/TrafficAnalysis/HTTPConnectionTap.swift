@@ -81,8 +81,11 @@ final class HTTPConnectionTap: SessionStage {
     // The tap owns the parsers, which own these closures: self outlives every call (no checked unowned
     // reference per record).
     private func makeHTTP1() -> HTTPConnectionParser {
-        HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) {
-            [unowned(unsafe) self] record in self.arrived(&record)
+        // Called through `Unmanaged`: an `unowned(unsafe)` capture was still retained and released around
+        // each call, an atomic pair per record.
+        let tap = Unmanaged.passUnretained(self)
+        return HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) { record in
+            tap._withUnsafeGuaranteedRef { $0.arrived(&record) }
         }
     }
 

@@ -73,10 +73,6 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// The host of messages without `Host`: the server address, with its port unless 80.
     private let defaultHost: String
     private var pending = HTTPPendingQueue()
-    /// Records of complete requests whose exchange `isHolding`, oldest first. Exchanges are released in the
-    /// order of `pending` (responses answer in order; abandoning and finishing drain it in order) and
-    /// requests complete in that order too, so the oldest held record is the released exchange's.
-    private var heldRecords = HeldRequestRecords()
     /// The exchange of the request currently being parsed (set once its head is complete).
     private var currentRequest: HTTPExchange?
     private var nextIndex = 1
@@ -331,7 +327,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     }
 
     /// The message in `direction`'s parser is complete: its record is emitted from where it is (passed
-    /// `inout`, so not copied), or, for a request whose response has not started, swapped into `heldRecords`.
+    /// `inout`, so not copied), or, for a request whose response has not started, held by its parser.
     private func messageCompleted(_ direction: Direction) {
         let parser = parser(direction)
         parser.record.segmentHeaderBytes += parser.headerShare
@@ -362,8 +358,11 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             emitRecord(&requests.record)
             requests.recordIsFresh = false
         } else {
+            // Held by the request parser (`releaseOldestHeld`). Exchanges are released in the order of `pending`
+            // (responses answer in order; abandoning and finishing drain it in order) and requests complete in
+            // that order too, so the oldest held record is the released exchange's.
             exchange.isHolding = true
-            heldRecords.hold(from: requests)
+            requests.holdRecord()
         }
         if exchange.wantsSwitch, !exchange.switchDecided { requests.awaitSwitch() }
     }
@@ -517,7 +516,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     private func releaseHeldRequest(_ exchange: HTTPExchange) {
         guard exchange.isHolding else { return }
         exchange.isHolding = false
-        heldRecords.releaseOldest { held in
+        requests.releaseOldestHeld { held in
             assert(held.index == exchange.index, "held requests are released in order")
             held.paired = exchange.paired
             if exchange.upgradedToHTTP2 { held.streamID = 1 }

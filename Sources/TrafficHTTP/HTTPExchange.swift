@@ -95,6 +95,7 @@ struct HeldRequestRecords {
     private var end = 0
     /// Slots allocated (held or reusable).
     var slotCount: Int { slots.count }
+    var isEmpty: Bool { head == end }
 
     /// Moves the parser's completed record in.
     mutating func hold(from parser: HTTPMessageParser) {

@@ -105,6 +105,8 @@ extension HTTPMessageParser {
     /// The completed message's record, handed over, not copied (no retain of every string); the next
     /// message starts from a fresh record anyway.
     func takeRecord() -> MessageRecord {
+        // Only the current message's record is taken: a held one was moved out when that message began.
+        assert(!recordHeld, "a held record is taken only by releaseOldestHeld")
         var done = freshRecord()
         swap(&done, &record)
         recordIsFresh = true

@@ -142,7 +142,38 @@ final class HTTPMessageParser {
     }
 
     private func restartRecord() {
+        if recordHeld { evictHeldRecord() }
         record.restart(time: startTime, host: defaultHost, decrypted: decrypted)
+    }
+
+    // Complete requests waiting for their response to start (`HTTPConnectionParser`): the newest stays in
+    // `record`, where it was parsed, until this parser needs the record for the next message; only then (when
+    // requests are pipelined) does it move into `held`. Without pipelining a request is emitted from where
+    // it was parsed: three 550-byte moves a request less than swapping it out at once.
+    private var held = HeldRequestRecords()
+    /// `record` is a complete request waiting (`holdRecord`); it is newer than every record in `held`.
+    private(set) var recordHeld = false
+
+    /// The completed message in `record` waits for `releaseOldestHeld`.
+    func holdRecord() {
+        precondition(!recordHeld, "one held record in place at a time")
+        recordHeld = true
+    }
+
+    private func evictHeldRecord() {
+        recordHeld = false
+        held.hold(from: self)
+    }
+
+    /// Calls `body` with the oldest held record, which is then no longer held.
+    func releaseOldestHeld(_ body: (inout MessageRecord) -> Void) {
+        if held.isEmpty {
+            guard recordHeld else { return }
+            recordHeld = false
+            body(&record)
+        } else {
+            held.releaseOldest(body)
+        }
     }
 
     /// A fresh record with this parser's identity.

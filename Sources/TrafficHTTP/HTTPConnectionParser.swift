@@ -329,29 +329,25 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     /// The message in `direction`'s parser is complete: its record is emitted from where it is (passed
     /// `inout`, so not copied), or, for a request whose response has not started, held by its parser.
     private func messageCompleted(_ direction: Direction) {
-        let parser = parser(direction)
-        parser.record.segmentHeaderBytes += parser.headerShare
-        parser.headerShare = 0
-        if parser.framingShare != 0 {
-            parser.record.tlsOverheadBytes += parser.framingShare
-            parser.framingShare = 0
-        }
+        // The parser passed straight from its `let` property (a local picked by direction is retained).
+        if direction == .clientToServer { Self.settleShares(requests) } else { Self.settleShares(responses) }
         guard direction == .clientToServer else {
-            if let end = responseExchange?.requestEnd {
-                responses.record.wait = end.duration(to: responses.record.time)
-            } else if responseExchange != nil {
-                // The request has not ended yet: the server answered before it was sent in full.
-                responses.record.wait = .zero
+            // Taken, not copied: a retain and a release less a message.
+            if let exchange = responseExchange.take() {
+                if let end = exchange.requestEnd {
+                    responses.record.wait = end.duration(to: responses.record.time)
+                } else {
+                    // The request has not ended yet: the server answered before it was sent in full.
+                    responses.record.wait = .zero
+                }
             }
-            responseExchange = nil
             emitRecord(&responses.record)
             responses.recordIsFresh = false
             return
         }
-        guard let exchange = currentRequest else {
+        guard let exchange = currentRequest.take() else {
             preconditionFailure("request completed without an exchange (index \(requests.record.index))")
         }
-        currentRequest = nil
         exchange.requestEnd = requests.record.lastByteTime
         if exchange.paired || exchange.unpairable {
             requests.record.paired = exchange.paired
@@ -365,6 +361,17 @@ public final class HTTPConnectionParser: StreamAnalyzer {
             requests.holdRecord()
         }
         if exchange.wantsSwitch, !exchange.switchDecided { requests.awaitSwitch() }
+    }
+
+    /// The segment header and TLS framing shares of the completed message's bytes go onto its record.
+    @inline(__always)
+    private static func settleShares(_ parser: HTTPMessageParser) {
+        parser.record.segmentHeaderBytes += parser.headerShare
+        parser.headerShare = 0
+        if parser.framingShare != 0 {
+            parser.record.tlsOverheadBytes += parser.framingShare
+            parser.framingShare = 0
+        }
     }
 
     /// A message ended by a gap or the end of the stream, possibly before its head was complete.

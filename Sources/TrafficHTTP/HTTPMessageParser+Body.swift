@@ -120,8 +120,14 @@ extension HTTPMessageParser {
         swap(&record.contentType, &fields.contentType)
         swap(&record.contentEncoding, &fields.contentEncoding)
         swap(&record.transferEncoding, &fields.transferEncoding)
-        decoding.finish(into: &record, truncated: truncated)
-        decoding = .identity
+        if case .identity = decoding {
+            // Most bodies: no copy and destruction of the enum through its outlined value witnesses.
+            record.decodedBodyBytes = record.encodedBodyBytes
+        } else {
+            var ended = HTTPBodyDecoding.identity
+            swap(&ended, &decoding)
+            ended.finish(into: &record, truncated: truncated)
+        }
         inMessage = false
         state = tunnelAfterMessage ? .tunnel : .startLine
         tunnelAfterMessage = false

@@ -49,6 +49,59 @@ import TrafficCapture
         #expect(LinkType.ethernet.description == "EN10MB (1)")
     }
 
+    /// A classic pcap file of records with these capture lengths (original length 1 500), in little- or
+    /// big-endian order, with `snaplen` in its header.
+    static func classicPcap(caplens: [Int], snaplen: UInt32 = 65_535, bigEndian: Bool = false) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func u32(_ v: UInt32) { withUnsafeBytes(of: bigEndian ? v.bigEndian : v.littleEndian) { bytes += $0 } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: bigEndian ? v.bigEndian : v.littleEndian) { bytes += $0 } }
+        u32(0xa1b2_c3d4); u16(2); u16(4); u32(0); u32(0); u32(snaplen); u32(1)
+        for (i, caplen) in caplens.enumerated() {
+            u32(1_700_000_000 + UInt32(i)); u32(UInt32(i)); u32(UInt32(caplen)); u32(1_500)
+            bytes += (0..<caplen).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }
+        }
+        return bytes
+    }
+
+    func read(_ bytes: [UInt8]) throws -> (lengths: [Int], damage: CaptureDamage?) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("traffic-classic-\(UUID()).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try CaptureFile(path: path)
+        var lengths: [Int] = []
+        let damage = file.readPackets { lengths.append($0.bytes.count) }
+        return (lengths, damage)
+    }
+
+    /// A plain classic pcap is read through a plain stdio stream whose position is summed record by record:
+    /// cut anywhere inside its last record, the damage is at that record's start, 24 + Σ(16 + caplen) of the
+    /// records before it, in both byte orders.
+    @Test(arguments: [false, true])
+    func damageOffsetIsTheStartOfTheCutRecord(bigEndian: Bool) throws {
+        let caplens = [60, 1_514, 0, 77, 200]
+        let whole = Self.classicPcap(caplens: caplens, bigEndian: bigEndian)
+        let lastStart = 24 + caplens.dropLast().reduce(0) { $0 + 16 + $1 }
+        #expect(try read(whole).damage == nil)
+        #expect(try read(whole).lengths == caplens)
+        for cut in lastStart + 1..<whole.count {
+            let (lengths, damage) = try read(Array(whole[..<cut]))
+            #expect(lengths == Array(caplens.dropLast()))
+            #expect(damage?.offset == Int64(lastStart), "cut at \(cut)")
+        }
+    }
+
+    /// Records longer than the file's snapshot length are cut to it by libpcap, which skips the rest: their
+    /// size on disk is not what the reader is given, and the offset after them still comes out exact.
+    @Test func damageOffsetAfterRecordsLongerThanTheSnapshot() throws {
+        let caplens = [100, 64, 30, 100, 50]
+        let whole = Self.classicPcap(caplens: caplens, snaplen: 64)
+        let lastStart = 24 + caplens.dropLast().reduce(0) { $0 + 16 + $1 }
+        #expect(try read(whole).lengths == [64, 64, 30, 64, 50])
+        let (lengths, damage) = try read(Array(whole.dropLast(10)))
+        #expect(lengths == [64, 64, 30, 64])
+        #expect(damage?.offset == Int64(lastStart))
+    }
+
     @Test func truncatedFileReportsTheOffsetOfTheDamage() throws {
         let (packets, _, _, damage) = try totals("http-segments-truncated.pcap")
         let found = try #require(damage)

@@ -78,6 +78,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
     private var nextIndex = 1
     /// The exchange the response being parsed answers (nil when unpaired): its request's end starts `wait`.
     private var responseExchange: HTTPExchange?
+    /// An exchange whose response has ended and that nothing refers to any more: the next request's.
+    private var spareExchange: HTTPExchange?
     private var pairingLost = false
     /// A server-side gap may have swallowed whole responses (flag `pairing_uncertain` on later responses).
     private var responsePairingUncertain = false
@@ -333,13 +335,15 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         if direction == .clientToServer { Self.settleShares(requests) } else { Self.settleShares(responses) }
         guard direction == .clientToServer else {
             // Taken, not copied: a retain and a release less a message.
-            if let exchange = responseExchange.take() {
+            if var exchange = responseExchange.take() {
                 if let end = exchange.requestEnd {
                     responses.record.wait = end.duration(to: responses.record.time)
                 } else {
                     // The request has not ended yet: the server answered before it was sent in full.
                     responses.record.wait = .zero
                 }
+                // Done with when nothing else refers to it (not queued, not the request being parsed).
+                if isKnownUniquelyReferenced(&exchange) { spareExchange = exchange }
             }
             emitRecord(&responses.record)
             responses.recordIsFresh = false
@@ -424,10 +428,19 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                 method: requests.record.method, target: requests.fields.target,
                 normalizedHost: requests.fields.normalizedHost, defaultHost: defaultHost)
         }
-        let exchange = HTTPExchange(
-            index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
-            query: target.query, isHTTP09: requests.record.version == HTTPStartLine.http09,
-            wantsSwitch: requests.record.method == "CONNECT" || requests.fields.upgrade != nil)
+        let isHTTP09 = requests.record.version == HTTPStartLine.http09
+        let wantsSwitch = requests.record.method == "CONNECT" || requests.fields.upgrade != nil
+        let exchange: HTTPExchange
+        if let spare = spareExchange.take() {
+            spare.reuse(
+                index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
+                query: target.query, isHTTP09: isHTTP09, wantsSwitch: wantsSwitch)
+            exchange = spare
+        } else {
+            exchange = HTTPExchange(
+                index: nextIndex, method: requests.record.method, host: target.host, path: target.path,
+                query: target.query, isHTTP09: isHTTP09, wantsSwitch: wantsSwitch)
+        }
         nextIndex += 1
         if let upgrade = requests.fields.upgrade, HTTPConnectionParser.offersH2C(upgrade) { exchange.offersH2C = true }
         requests.record.index = exchange.index

@@ -4,16 +4,16 @@ import TrafficSessions
 /// its record is held (in the parser's FIFO) until it is known whether a response came (then `paired` is
 /// final).
 final class HTTPExchange {
-    let index: Int
+    private(set) var index: Int
     /// Moved into the final response's record when it is paired (`HTTPConnectionParser.pairResponse`): read only
     /// before that.
     var method: String?
     var host: String
     var path: String
     var query: String?
-    let isHTTP09: Bool
+    private(set) var isHTTP09: Bool
     /// The request asked to switch protocols (an `Upgrade` field, or CONNECT).
-    let wantsSwitch: Bool
+    private(set) var wantsSwitch: Bool
     /// Its `Upgrade` field offers `h2c` (RFC 7540 §3.2): a 101 makes it stream 1 of an HTTP/2 connection.
     var offersH2C = false
     /// The 101 switched to HTTP/2: both records of the exchange are stream 1's.
@@ -40,6 +40,26 @@ final class HTTPExchange {
         self.query = query
         self.isHTTP09 = isHTTP09
         self.wantsSwitch = wantsSwitch
+    }
+
+    /// Makes this exchange what `init` makes with these values, for a parser that reuses an exchange nothing
+    /// else refers to any more (an allocation and a deallocation a request less). Every stored property is set.
+    func reuse(index: Int, method: String?, host: String, path: String, query: String?, isHTTP09: Bool, wantsSwitch: Bool) {
+        self.index = index
+        self.method = method
+        self.host = host
+        self.path = path
+        self.query = query
+        self.isHTTP09 = isHTTP09
+        self.wantsSwitch = wantsSwitch
+        offersH2C = false
+        upgradedToHTTP2 = false
+        paired = false
+        unpairable = false
+        switchDecided = false
+        requestEnd = nil
+        isHolding = false
+        startOffset = -1
     }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+import TrafficCapture
 import TrafficReassembly
 import TrafficWire
 
@@ -161,4 +162,27 @@ struct HTTPExchangeTests {
             limits: HTTPLimits(maxPendingRequests: 2))
         FixtureRunner.check(fixture)
     }
+}
+
+/// A reused exchange is what a new one with the same values is: every stored property, read through `Mirror`
+/// (a property added to `HTTPExchange` but not reset by `reuse` shows up here).
+@Test func reusedExchangeEqualsAFreshOne() {
+    let used = HTTPExchange(
+        index: 3, method: "CONNECT", host: "a.example", path: "a.example:443", query: "x", isHTTP09: true,
+        wantsSwitch: true)
+    used.offersH2C = true
+    used.upgradedToHTTP2 = true
+    used.paired = true
+    used.unpairable = true
+    used.switchDecided = true
+    used.requestEnd = CaptureTime(seconds: 5, nanoseconds: 6)
+    used.isHolding = true
+    used.startOffset = 77
+    used.reuse(index: 4, method: "GET", host: "b.example", path: "/b", query: nil, isHTTP09: false, wantsSwitch: false)
+    let fresh = HTTPExchange(
+        index: 4, method: "GET", host: "b.example", path: "/b", query: nil, isHTTP09: false, wantsSwitch: false)
+    let usedFields = Mirror(reflecting: used).children.map { "\($0.label ?? "?")=\($0.value)" }
+    let freshFields = Mirror(reflecting: fresh).children.map { "\($0.label ?? "?")=\($0.value)" }
+    #expect(usedFields.count == 15)
+    #expect(usedFields == freshFields)
 }

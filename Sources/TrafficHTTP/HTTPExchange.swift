@@ -77,6 +77,10 @@ struct HTTPPendingQueue {
 
     /// Removes and returns every entry, oldest first.
     mutating func drain() -> [Entry] {
+        // Usually nothing waits when a connection finishes: the storage is kept then, as a finished parser goes
+        // back to its pool (`reuse`) and the next connection's first request would allocate it again. (A copy
+        // of the whole array shares its storage, so emptying it in place would allocate new storage.)
+        guard head < entries.count else { return [] }
         let rest = Array(entries[head...])
         entries.removeAll()
         head = 0
@@ -122,5 +126,36 @@ struct HeldRequestRecords {
             head = 0
             end = 0
         }
+    }
+}
+
+extension HTTPPendingQueue {
+    /// Entries whose storage a reused parser keeps (a deeper pipeline's is freed).
+    static let keptCapacity = 32
+
+    /// Empty again, for a reused connection parser (`HTTPConnectionParser.reuse`).
+    mutating func reuse() {
+        entries.removeAll(keepingCapacity: entries.capacity <= Self.keptCapacity)
+        head = 0
+    }
+}
+
+extension HeldRequestRecords {
+    /// Slots kept by a reused connection parser (`HTTPConnectionParser.reuse`): a pipelining connection's
+    /// deeper queue is not kept for the next connection.
+    static let keptSlots = 4
+
+    /// Holds nothing again. The kept slots' records take the next connection's identity (a slot's record is
+    /// swapped into the request parser and restarted there, which keeps its identity), which is cheaper than
+    /// destroying them and making new ones.
+    mutating func reuse(connection: Int, client: String, server: String) {
+        if slots.count > Self.keptSlots { slots.removeLast(slots.count - Self.keptSlots) }
+        for i in slots.indices {
+            slots[i].connection = connection
+            slots[i].client = client
+            slots[i].server = server
+        }
+        head = 0
+        end = 0
     }
 }

@@ -266,7 +266,7 @@ public enum TrafficAnalyzer {
             [(TLSConnectionParser.detector, { info in
                 TLSConnectionTap(
                     info: info, capture: capture, builder: builder, overhead: options.overhead, decryption: decryption,
-                    scratch: scratch, limits: limits)
+                    scratch: scratch, limits: limits, pool: pool)
             }),
             (HTTP2ConnectionParser.detector, { info in
                 HTTPConnectionTap(

@@ -563,7 +563,7 @@ extension HTTPConnectionParser {
     /// `emit` and `upgradeToHTTP2`, which its owner points at the new connection): a pool of parsers per
     /// shard saves the two message parsers' allocation and teardown for every connection (issue: lifecycle
     /// cost of API captures, ~17 000 instructions a connection). Every stored property but those is set back;
-    /// a property added to this class must be reset here too (`HTTPParserPoolTests`).
+    /// a property added to this class must be reset here too (`HTTPParserReuseTests`).
     package func reuse(info: TCPConnectionInfo, decrypted: Bool) {
         precondition(isReusable, "reuse of a parser that did not finish")
         // Consecutive connections of a pool's parser often go to the same server: its texts are kept.

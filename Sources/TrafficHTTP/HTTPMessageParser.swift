@@ -579,7 +579,7 @@ extension HTTPMessageParser {
     /// stored property is set back to its initial value, except `isRequest`, `limits` and `scratch` (the pool's
     /// parsers share them) and the `recent…` values, which are caches of bytes to the same `String` and hold
     /// for any connection (a keep-alive client's next connection usually repeats its `Host`). A property added
-    /// to this class must be reset here too (`HTTPParserPoolTests` compares a reused parser with a new one).
+    /// to this class must be reset here too (`HTTPParserReuseTests` compares a reused parser with a new one).
     func reuse(connection: Int, client: String, server: String, host: String, time: CaptureTime, decrypted: Bool) {
         defaultHost = host
         startTime = time

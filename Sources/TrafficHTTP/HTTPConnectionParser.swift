@@ -583,7 +583,8 @@ extension HTTPConnectionParser {
         responses.reuse(
             connection: info.id, client: client, server: server, host: host, time: info.start, decrypted: decrypted)
         pending.reuse()
-        heldRecords.reuse(connection: info.id, client: client, server: server)
+        heldRecords.reuse(
+            connection: info.id, client: client, server: server, time: info.start, host: host, decrypted: decrypted)
         currentRequest = nil
         nextIndex = 1
         responseExchange = nil

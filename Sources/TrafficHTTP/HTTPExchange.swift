@@ -147,13 +147,17 @@ extension HeldRequestRecords {
 
     /// Holds nothing again. The kept slots' records take the next connection's identity (a slot's record is
     /// swapped into the request parser and restarted there, which keeps its identity), which is cheaper than
-    /// destroying them and making new ones.
-    mutating func reuse(connection: Int, client: String, server: String) {
+    /// destroying them and making new ones; they are restarted now so that an idle pooled parser holds no
+    /// kept head or body, nor long strings, of its last connection.
+    mutating func reuse(
+        connection: Int, client: String, server: String, time: CaptureTime, host: String, decrypted: Bool
+    ) {
         if slots.count > Self.keptSlots { slots.removeLast(slots.count - Self.keptSlots) }
         for i in slots.indices {
             slots[i].connection = connection
             slots[i].client = client
             slots[i].server = server
+            slots[i].restart(time: time, host: host, decrypted: decrypted)
         }
         head = 0
         end = 0

@@ -575,11 +575,14 @@ extension HTTPMessageParser {
     /// parsers cost memory bounded by the pool's size, whatever the connections before them sent.
     static let keptLineCapacity = 4096
 
+    /// A `recent…` value longer than this is not kept for the next connection (a field line may be 64 KiB).
+    static let keptRecentBytes = 256
+
     /// Makes this parser as a new one for a connection with this identity (`init`'s template record): every
     /// stored property is set back to its initial value, except `isRequest`, `limits` and `scratch` (the pool's
-    /// parsers share them) and the `recent…` values, which are caches of bytes to the same `String` and hold
-    /// for any connection (a keep-alive client's next connection usually repeats its `Host`). A property added
-    /// to this class must be reset here too (`HTTPParserReuseTests` compares a reused parser with a new one).
+    /// parsers share them) and the short `recent…` values, which are caches of bytes to the same `String` and
+    /// hold for any connection (a keep-alive client's next connection usually repeats its `Host`). A property
+    /// added to this class must be reset here too (`HTTPParserReuseTests` compares a reused parser with a new one).
     func reuse(connection: Int, client: String, server: String, host: String, time: CaptureTime, decrypted: Bool) {
         defaultHost = host
         startTime = time
@@ -620,5 +623,16 @@ extension HTTPMessageParser {
         headKeptInFull = true
         tunnelAfterMessage = false
         heldSwitchBytes = 0
+        if let host = recentHost, host.utf8.count > Self.keptRecentBytes {
+            recentHost = nil
+            recentNormalizedHost = nil
+        }
+        Self.dropLong(&recentContentType)
+        Self.dropLong(&recentContentEncoding)
+        Self.dropLong(&recentTransferEncoding)
+    }
+
+    private static func dropLong(_ value: inout String?) {
+        if let text = value, text.utf8.count > keptRecentBytes { value = nil }
     }
 }

@@ -11,7 +11,8 @@ import TrafficReassembly
 /// of its connections on its own thread).
 ///
 /// Memory stays bounded by the open connections: at most `capacity` idle parsers are kept (a parser returned to
-/// a full pool is freed as before), and `reuse` drops buffers that grew past small bounds.
+/// a full pool is freed as before), and `retire` empties a parser as it comes back, dropping buffers that grew
+/// past small bounds.
 final class HTTPParserPool {
     /// Whom a pooled parser's records and upgrade requests go to: the tap of its current connection. The
     /// parser's closures are made once, around this, and live as long as the parser.
@@ -62,6 +63,8 @@ final class HTTPParserPool {
     func recycle(_ parser: HTTPConnectionParser, owner: Owner) {
         owner.tap = nil
         guard idle.count < Self.capacity, parser.isReusable else { return }
+        // Emptied now, not when taken: an idle parser holds nothing of its last connection.
+        parser.retire()
         idle.append((parser, owner))
     }
 }

@@ -559,11 +559,24 @@ extension HTTPConnectionParser {
     /// (that stage and its tables go with the parser rather than waiting in a pool).
     package var isReusable: Bool { finished && upgraded == nil }
 
-    /// Makes this finished parser as one just made by `init` for `info` (with the same `scratch`, `limits`,
+    /// The connection is over and the parser goes back to its pool: lets go of everything of the connection
+    /// that holds memory (records, exchanges, grown buffers), so that an idle pooled parser stays small.
+    package func retire() {
+        precondition(isReusable, "retire of a parser that did not finish")
+        requests.retire()
+        responses.retire()
+        pending.retire()
+        heldRecords.retire(host: defaultHost)
+        currentRequest = nil
+        responseExchange = nil
+        firstServerBytesAnswer = nil
+    }
+
+    /// Makes this retired parser as one just made by `init` for `info` (with the same `scratch`, `limits`,
     /// `emit` and `upgradeToHTTP2`, which its owner points at the new connection): a pool of parsers per
-    /// shard saves the two message parsers' allocation and teardown for every connection (issue: lifecycle
-    /// cost of API captures, ~17 000 instructions a connection). Every stored property but those is set back;
-    /// a property added to this class must be reset here too (`HTTPParserReuseTests`).
+    /// shard saves the two message parsers' allocation and teardown for every connection (~8 000 instructions
+    /// a connection on API captures). With `retire`, every stored property but those is set back; a property
+    /// added to this class must be reset in one of them too (`HTTPParserReuseTests`).
     package func reuse(info: TCPConnectionInfo, decrypted: Bool) {
         precondition(isReusable, "reuse of a parser that did not finish")
         // Consecutive connections of a pool's parser often go to the same server: its texts are kept.
@@ -582,16 +595,11 @@ extension HTTPConnectionParser {
             connection: info.id, client: client, server: server, host: host, time: info.start, decrypted: decrypted)
         responses.reuse(
             connection: info.id, client: client, server: server, host: host, time: info.start, decrypted: decrypted)
-        pending.reuse()
-        heldRecords.reuse(
-            connection: info.id, client: client, server: server, time: info.start, host: host, decrypted: decrypted)
-        currentRequest = nil
+        heldRecords.reuse(connection: info.id, client: client, server: server)
         nextIndex = 1
-        responseExchange = nil
         pairingLost = false
         responsePairingUncertain = false
         finished = false
-        firstServerBytesAnswer = nil
         sawServerBytes = false
         responseStartAcknowledged = -1
     }

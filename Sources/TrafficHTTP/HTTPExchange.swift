@@ -130,36 +130,39 @@ struct HeldRequestRecords {
 }
 
 extension HTTPPendingQueue {
-    /// Entries whose storage a reused parser keeps (a deeper pipeline's is freed).
+    /// Entries whose storage a pooled parser keeps (a deeper pipeline's is freed).
     static let keptCapacity = 32
 
-    /// Empty again, for a reused connection parser (`HTTPConnectionParser.reuse`).
-    mutating func reuse() {
+    /// Empty again, for a connection parser going back to its pool (`HTTPConnectionParser.retire`).
+    mutating func retire() {
         entries.removeAll(keepingCapacity: entries.capacity <= Self.keptCapacity)
         head = 0
     }
 }
 
 extension HeldRequestRecords {
-    /// Slots kept by a reused connection parser (`HTTPConnectionParser.reuse`): a pipelining connection's
+    /// Slots kept by a pooled connection parser (`HTTPConnectionParser.retire`): a pipelining connection's
     /// deeper queue is not kept for the next connection.
     static let keptSlots = 4
 
-    /// Holds nothing again. The kept slots' records take the next connection's identity (a slot's record is
-    /// swapped into the request parser and restarted there, which keeps its identity), which is cheaper than
-    /// destroying them and making new ones; they are restarted now so that an idle pooled parser holds no
-    /// kept head or body, nor long strings, of its last connection.
-    mutating func reuse(
-        connection: Int, client: String, server: String, time: CaptureTime, host: String, decrypted: Bool
-    ) {
+    /// Holds nothing again, and the kept slots nothing of the connection: restarted (no kept head or body,
+    /// no long strings left in an idle pooled parser), with any time and host, which the request parser's
+    /// restart replaces when a slot's record is swapped in. Reusing slots is cheaper than destroying their
+    /// records and making new ones.
+    mutating func retire(host: String) {
         if slots.count > Self.keptSlots { slots.removeLast(slots.count - Self.keptSlots) }
+        for i in slots.indices { slots[i].restart(time: .zero, host: host, decrypted: false) }
+        head = 0
+        end = 0
+    }
+
+    /// The kept slots' records take the next connection's identity, which a swapped-in record keeps.
+    mutating func reuse(connection: Int, client: String, server: String) {
+        precondition(head == 0 && end == 0, "reuse of held records that were not retired")
         for i in slots.indices {
             slots[i].connection = connection
             slots[i].client = client
             slots[i].server = server
-            slots[i].restart(time: time, host: host, decrypted: decrypted)
         }
-        head = 0
-        end = 0
     }
 }

@@ -570,7 +570,7 @@ extension HTTPMessageParser {
         huntTry = false
     }
 
-    /// A line buffer that grew past this is dropped when the parser is reused, not kept: a pooled parser
+    /// A line buffer that grew past this is dropped when the parser is retired, not kept: a pooled parser
     /// holds at most this much for the line (a field line that spans segments rarely needs more), so pooled
     /// parsers cost memory bounded by the pool's size, whatever the connections before them sent.
     static let keptLineCapacity = 4096
@@ -578,12 +578,34 @@ extension HTTPMessageParser {
     /// A `recent…` value longer than this is not kept for the next connection (a field line may be 64 KiB).
     static let keptRecentBytes = 256
 
-    /// Makes this parser as a new one for a connection with this identity (`init`'s template record): every
-    /// stored property is set back to its initial value, except `isRequest`, `limits` and `scratch` (the pool's
-    /// parsers share them) and the short `recent…` values, which are caches of bytes to the same `String` and
-    /// hold for any connection (a keep-alive client's next connection usually repeats its `Host`). A property
-    /// added to this class must be reset here too (`HTTPParserReuseTests` compares a reused parser with a new one).
+    /// The connection is over and the parser waits in a pool (`HTTPConnectionParser.retire`): lets go of
+    /// whatever of it holds memory (the record's strings and kept head or body, the fields, a decoder, a
+    /// grown line buffer, long cached values); `reuse` does the rest.
+    func retire() {
+        if heldStart != nil { heldStart = nil }
+        if line.capacity > Self.keptLineCapacity { line = [] } else if !line.isEmpty { line.removeAll(keepingCapacity: true) }
+        record.restart(time: startTime, host: defaultHost, decrypted: decrypted)
+        recordIsFresh = true
+        fields.clear()
+        chunked = ChunkedBodyParser()
+        decoding = .identity
+        if let host = recentHost, host.utf8.count > Self.keptRecentBytes {
+            recentHost = nil
+            recentNormalizedHost = nil
+        }
+        Self.dropLong(&recentContentType)
+        Self.dropLong(&recentContentEncoding)
+        Self.dropLong(&recentTransferEncoding)
+    }
+
+    /// Makes this retired parser as a new one for a connection with this identity (`init`'s template record):
+    /// with `retire`, every stored property is set back to its initial value, except `isRequest`, `limits` and
+    /// `scratch` (the pool's parsers share them) and the short `recent…` values, which are caches of bytes to
+    /// the same `String` and hold for any connection (a keep-alive client's next connection usually repeats
+    /// its `Host`). A property added to this class must be reset here or in `retire` too
+    /// (`HTTPParserReuseTests` compares a reused parser with a new one).
     func reuse(connection: Int, client: String, server: String, host: String, time: CaptureTime, decrypted: Bool) {
+        precondition(recordIsFresh && heldStart == nil, "reuse of a parser that was not retired")
         defaultHost = host
         startTime = time
         self.decrypted = decrypted
@@ -598,8 +620,6 @@ extension HTTPMessageParser {
         huntStart = 0
         huntTry = false
         huntMayEnd = false
-        if heldStart != nil { heldStart = nil }
-        if line.capacity > Self.keptLineCapacity { line = [] } else if !line.isEmpty { line.removeAll(keepingCapacity: true) }
         lineLength = 0
         lineTime = .zero
         lineSniffed = false
@@ -607,29 +627,20 @@ extension HTTPMessageParser {
         lineStart = 0
         headerShare = 0
         framingShare = 0
-        // The record in place takes the new identity (`restart` resets everything else, as between messages).
+        // The record, restarted by `retire`, takes the new identity and what `restart` takes from its arguments.
         record.connection = connection
         record.client = client
         record.server = server
-        record.restart(time: time, host: host, decrypted: decrypted)
-        recordIsFresh = true
-        fields.clear()
+        record.time = time
+        record.host = host
+        record.decrypted = decrypted
         inMessage = false
         headDelivered = false
         remaining = 0
-        chunked = ChunkedBodyParser()
-        decoding = .identity
         lastFieldIsCookie = false
         headKeptInFull = true
         tunnelAfterMessage = false
         heldSwitchBytes = 0
-        if let host = recentHost, host.utf8.count > Self.keptRecentBytes {
-            recentHost = nil
-            recentNormalizedHost = nil
-        }
-        Self.dropLong(&recentContentType)
-        Self.dropLong(&recentContentEncoding)
-        Self.dropLong(&recentTransferEncoding)
     }
 
     private static func dropLong(_ value: inout String?) {

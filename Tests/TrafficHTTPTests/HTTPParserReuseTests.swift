@@ -6,7 +6,7 @@ import TrafficWire
 
 @testable import TrafficHTTP
 
-/// A finished connection parser set back with `reuse` (the per-shard pool of the analysis) must read the next
+/// A finished connection parser set back with `retire` and `reuse` (the per-shard pool of the analysis) must read the next
 /// connection exactly as a new parser does: same records, field for field, and the same counts.
 @Suite("HTTP connection parser reuse")
 struct HTTPParserReuseTests {
@@ -88,6 +88,7 @@ struct HTTPParserReuseTests {
         }
         feed(parser, before, bytewise: bytewise)
         #expect(parser.isReusable)
+        parser.retire()
         parser.reuse(info: info, decrypted: decrypted)
         collecting = true
         feed(parser, fixture)

@@ -55,9 +55,13 @@ final class HTTPConnectionTap: SessionStage {
     /// The TLS handshake of a decrypted connection (HAR `ssl`), set by the TLS tap above this one.
     var tlsHandshake: MessageRecord.TimeSpan?
 
+    /// `pool`: the shard's idle HTTP/1 parsers, one of which this tap takes instead of making one (and
+    /// returns when it finishes).
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
-         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false, start: Start = .http1) {
+         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false, start: Start = .http1,
+         pool: HTTPParserPool? = nil) {
         self.builder = builder
+        self.pool = pool
         self.overhead = overhead
         self.decrypted = decrypted
         let records = SessionRecords(sink: builder, capture: capture, overhead: overhead)
@@ -77,6 +81,9 @@ final class HTTPConnectionTap: SessionStage {
     private let info: TCPConnectionInfo
     private let scratch: DecodingScratch
     private let limits: HTTPLimits
+    private let pool: HTTPParserPool?
+    /// The pool's handle on the HTTP/1 parser when it came from `pool`, which takes both back at `finish`.
+    private var pooled: HTTPParserPool.Owner?
 
     // The tap owns the parsers, which own these closures: self outlives every call (no checked unowned
     // reference per record).
@@ -103,13 +110,23 @@ final class HTTPConnectionTap: SessionStage {
     }
 
     private func useHTTP1() {
-        let parser = makeHTTP1()
-        parser.upgradeToHTTP2 = { [unowned(unsafe) self] exchange in
-            let child = self.makeHTTP2(exchange)
-            self.http2 = Unmanaged.passRetained(child)
-            return child
+        if let pool {
+            // The pool's parser calls `arrived` and `upgrade` through its owner, pointed at this tap.
+            let (parser, owner) = pool.parser(for: self, info: info, decrypted: decrypted)
+            pooled = owner
+            self.parser = Unmanaged.passRetained(parser)
+            return
         }
+        let parser = makeHTTP1()
+        parser.upgradeToHTTP2 = { [unowned(unsafe) self] exchange in self.upgrade(exchange) }
         self.parser = Unmanaged.passRetained(parser)
+    }
+
+    /// The HTTP/1 parser's `upgradeToHTTP2`: an h2c upgrade hands the connection to an HTTP/2 parser.
+    func upgrade(_ exchange: HTTPConnectionParser.UpgradedRequest) -> (any StreamAnalyzer)? {
+        let child = makeHTTP2(exchange)
+        http2 = Unmanaged.passRetained(child)
+        return child
     }
 
     private func useHTTP2() {
@@ -130,7 +147,7 @@ final class HTTPConnectionTap: SessionStage {
 
     /// An HTTP/1 record, given in place (it is the parser's, which restarts it for the next message): the first
     /// exchange's handshake times are set on it, not on a copy.
-    private func arrived(_ record: inout MessageRecord) {
+    func arrived(_ record: inout MessageRecord) {
         if record.index == 1, connect != nil || tlsHandshake != nil {
             record.connect = connect
             record.tlsHandshake = tlsHandshake
@@ -211,11 +228,13 @@ final class HTTPConnectionTap: SessionStage {
         self.parser = nil
         let parser = owned.takeRetainedValue()
         parser.finish(time: time)
-        var batch: [MessageRecord] = []
-        joiner.flush { batch.append($0) }
-        // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
-        joiner = HTTPExchangeJoiner()
-        records.take(batch)
+        if !joiner.isUnused {
+            var batch: [MessageRecord] = []
+            joiner.flush { batch.append($0) }
+            // The joiner's emptied table keeps its storage: a new one frees it while the connection lingers.
+            joiner = HTTPExchangeJoiner()
+            records.take(batch)
+        }
         let counts = (parser.counts(for: .clientToServer), parser.counts(for: .serverToClient))
         nonHTTPBytes = PerDirection(counts.0.nonHTTPBytes, counts.1.nonHTTPBytes)
         builder.summary.nonHTTPBytes += counts.0.nonHTTPBytes + counts.1.nonHTTPBytes
@@ -238,6 +257,11 @@ final class HTTPConnectionTap: SessionStage {
             builder.summary.otherProtocolConnections += 1
         } else if !parser.isHTTP, counts.0.nonHTTPBytes + counts.1.nonHTTPBytes > 0 {
             builder.summary.otherProtocolConnections += 1
+        }
+        // Nothing more is read of the parser: the pool may give it to the next connection.
+        if let pooled {
+            self.pooled = nil
+            pool?.recycle(parser, owner: pooled)
         }
         records.streamsEnded(
             tunnelBytes: PerDirection(counts.0.tunnelBytes, counts.1.tunnelBytes), leftoverHeaders: leftover)

@@ -67,6 +67,10 @@ struct HTTPExchangeJoiner {
         }
     }
 
+    /// Whether nothing was ever held: `flush` has nothing to do, and the joiner no storage to free. (Most
+    /// connections, and every one of a report that does not join exchanges.)
+    var isUnused: Bool { held.capacity == 0 }
+
     /// The connection ended: everything still held goes out as it is, in exchange order.
     mutating func flush(release: (MessageRecord) -> Void) {
         for index in held.keys.sorted() {

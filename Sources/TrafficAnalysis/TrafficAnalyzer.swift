@@ -260,11 +260,13 @@ public enum TrafficAnalyzer {
     ) -> TCPReassembler.HandlerFactory {
         // Heads are kept for HAR up to 256 KiB a message: servers refuse heads far smaller (8–64 KiB).
         let limits = httpLimits(options)
+        // One pool per factory, so per shard: its parsers stay on the shard's thread.
+        let pool = HTTPParserPool(scratch: scratch, limits: limits)
         let stages = TCPSession.Stages(
             [(TLSConnectionParser.detector, { info in
                 TLSConnectionTap(
                     info: info, capture: capture, builder: builder, overhead: options.overhead, decryption: decryption,
-                    scratch: scratch, limits: limits)
+                    scratch: scratch, limits: limits, pool: pool)
             }),
             (HTTP2ConnectionParser.detector, { info in
                 HTTPConnectionTap(
@@ -274,7 +276,7 @@ public enum TrafficAnalyzer {
             fallback: { info in
                 HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
-                    limits: limits)
+                    limits: limits, pool: pool)
             })
         return { info in TCPSession(info: info, stages: stages) }
     }

@@ -97,6 +97,10 @@ struct HTTPPendingQueue {
 
     /// Removes and returns every entry, oldest first.
     mutating func drain() -> [Entry] {
+        // Usually nothing waits when a connection finishes: the storage is kept then, as a finished parser goes
+        // back to its pool (`reuse`) and the next connection's first request would allocate it again. (A copy
+        // of the whole array shares its storage, so emptying it in place would allocate new storage.)
+        guard head < entries.count else { return [] }
         let rest = Array(entries[head...])
         entries.removeAll()
         head = 0
@@ -142,6 +146,44 @@ struct HeldRequestRecords {
         if head == end {
             head = 0
             end = 0
+        }
+    }
+}
+
+extension HTTPPendingQueue {
+    /// Entries whose storage a pooled parser keeps (a deeper pipeline's is freed).
+    static let keptCapacity = 32
+
+    /// Empty again, for a connection parser going back to its pool (`HTTPConnectionParser.retire`).
+    mutating func retire() {
+        entries.removeAll(keepingCapacity: entries.capacity <= Self.keptCapacity)
+        head = 0
+    }
+}
+
+extension HeldRequestRecords {
+    /// Slots kept by a pooled connection parser (`HTTPConnectionParser.retire`): a pipelining connection's
+    /// deeper queue is not kept for the next connection.
+    static let keptSlots = 4
+
+    /// Holds nothing again, and the kept slots nothing of the connection: restarted (no kept head or body,
+    /// no long strings left in an idle pooled parser), with any time and host, which the request parser's
+    /// restart replaces when a slot's record is swapped in. Reusing slots is cheaper than destroying their
+    /// records and making new ones.
+    mutating func retire(host: String) {
+        if slots.count > Self.keptSlots { slots.removeLast(slots.count - Self.keptSlots) }
+        for i in slots.indices { slots[i].restart(time: .zero, host: host, decrypted: false) }
+        head = 0
+        end = 0
+    }
+
+    /// The kept slots' records take the next connection's identity, which a swapped-in record keeps.
+    mutating func reuse(connection: Int, client: String, server: String) {
+        precondition(head == 0 && end == 0, "reuse of held records that were not retired")
+        for i in slots.indices {
+            slots[i].connection = connection
+            slots[i].client = client
+            slots[i].server = server
         }
     }
 }

@@ -59,9 +59,10 @@ final class HTTPMessageParser {
     /// What a fresh record of this direction has besides its identity (connection, client, server, kind, which
     /// every record of the parser shares): no template record is kept, whose copies and destruction cost more
     /// than a connection's other setup, and which was copied again for every message it restarted.
-    private let defaultHost: String
-    private let startTime: CaptureTime
-    private let decrypted: Bool
+    /// Variables only for `reuse` (a pooled parser takes the next connection's identity).
+    private var defaultHost: String
+    private var startTime: CaptureTime
+    private(set) var decrypted: Bool
 
     var state = State.startLine
     var counts = HTTPByteCounts()
@@ -585,5 +586,95 @@ final class HTTPMessageParser {
         let made = HTTPBytes.string(bytes)
         cached = made
         return made
+    }
+}
+
+// MARK: Reuse
+
+extension HTTPMessageParser {
+    /// `finish` of a direction at a message boundary (`isAtMessageBoundary`), which returns nothing: its
+    /// `.startLine` case (no partial line to count as non-HTTP).
+    func finishAtBoundary() {
+        precondition(isAtMessageBoundary, "finishAtBoundary inside a message")
+        resetLine()
+        state = .nonHTTP
+        huntTry = false
+    }
+
+    /// A line buffer that grew past this is dropped when the parser is retired, not kept: a pooled parser
+    /// holds at most this much for the line (a field line that spans segments rarely needs more), so pooled
+    /// parsers cost memory bounded by the pool's size, whatever the connections before them sent.
+    static let keptLineCapacity = 4096
+
+    /// A `recent…` value longer than this is not kept for the next connection (a field line may be 64 KiB).
+    static let keptRecentBytes = 256
+
+    /// The connection is over and the parser waits in a pool (`HTTPConnectionParser.retire`): lets go of
+    /// whatever of it holds memory (the record's strings and kept head or body, the fields, a decoder, a
+    /// grown line buffer, long cached values); `reuse` does the rest.
+    func retire() {
+        if heldStart != nil { heldStart = nil }
+        if line.capacity > Self.keptLineCapacity { line = [] } else if !line.isEmpty { line.removeAll(keepingCapacity: true) }
+        record.restart(time: startTime, host: defaultHost, decrypted: decrypted)
+        recordIsFresh = true
+        fields.clear()
+        chunked = ChunkedBodyParser()
+        decoding = .identity
+        if let host = recentHost, host.utf8.count > Self.keptRecentBytes {
+            recentHost = nil
+            recentNormalizedHost = nil
+        }
+        Self.dropLong(&recentContentType)
+        Self.dropLong(&recentContentEncoding)
+        Self.dropLong(&recentTransferEncoding)
+    }
+
+    /// Makes this retired parser as a new one for a connection with this identity (`init`'s template record):
+    /// with `retire`, every stored property is set back to its initial value, except `isRequest`, `limits` and
+    /// `scratch` (the pool's parsers share them) and the short `recent…` values, which are caches of bytes to
+    /// the same `String` and hold for any connection (a keep-alive client's next connection usually repeats
+    /// its `Host`). A property added to this class must be reset here or in `retire` too
+    /// (`HTTPParserReuseTests` compares a reused parser with a new one).
+    func reuse(connection: Int, client: String, server: String, host: String, time: CaptureTime, decrypted: Bool) {
+        precondition(recordIsFresh && heldStart == nil, "reuse of a parser that was not retired")
+        defaultHost = host
+        startTime = time
+        self.decrypted = decrypted
+        state = .startLine
+        counts = HTTPByteCounts()
+        sawHTTP = false
+        sawHTTP2Preface = false
+        mayResync = false
+        huntedBytes = 0
+        huntFirstTime = .zero
+        huntLastTime = .zero
+        huntStart = 0
+        huntTry = false
+        huntMayEnd = false
+        lineLength = 0
+        lineTime = .zero
+        lineSniffed = false
+        streamBase = 0
+        lineStart = 0
+        headerShare = 0
+        framingShare = 0
+        // The record, restarted by `retire`, takes the new identity and what `restart` takes from its arguments.
+        record.connection = connection
+        record.client = client
+        record.server = server
+        record.time = time
+        record.host = host
+        record.decrypted = decrypted
+        inMessage = false
+        headDelivered = false
+        remaining = 0
+        lastFieldIsCookie = false
+        headKeptInFull = true
+        tunnelAfterMessage = false
+        heldSwitchBytes = 0
+    }
+
+    private static func dropLong(_ value: inout String?) {
+        if let text = value, text.utf8.count > keptRecentBytes { value = nil }
     }
 }

@@ -400,11 +400,12 @@ final class TCPConnection {
         // `allCases` is client first: the server's waiting bytes follow the client's, then go.
         for direction in Direction.allCases {
             if direction == .serverToClient { serverWait = nil }
-            while let first = self[direction].pending.first {
-                skip(to: first.offset, direction: direction, time: time)
+            // Offsets read through `firstPendingOffset`: the subscript's getter copied the whole stream state.
+            while let first = firstPendingOffset(direction) {
+                skip(to: first, direction: direction, time: time)
                 drain(direction, bufferedTotal: &bufferedTotal)
             }
-            self[direction].pending = []
+            if direction == .clientToServer { clientToServer.pending = [] } else { serverToClient.pending = [] }
         }
         handler?.finish(time: time)
     }

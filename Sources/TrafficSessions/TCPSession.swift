@@ -54,6 +54,9 @@ public final class TCPSession: TCPStreamHandler {
     /// The chosen stage, owned by this session (retained once in `decide`, released in `deinit`).
     private var chosen: Unmanaged<SessionStageBox>?
     private var held: [Held] = []
+    /// The handshake when it came before anything else was held, as it nearly always does: kept here rather
+    /// than as the first of `held`, whose storage was then allocated and freed for every connection.
+    private var firstHandshake: (syn: CaptureTime, ack: CaptureTime)?
     private var prefix: ([UInt8], [UInt8]) = ([], [])
 
     public init(info: TCPConnectionInfo, stages: Stages) {
@@ -106,7 +109,11 @@ public final class TCPSession: TCPStreamHandler {
     public func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {
         // Before any byte, so almost always held until the stage is chosen (in `held`: a session stays small).
         guard let chosen else {
-            held.append(.handshake(syn: syn, ack: ack))
+            if held.isEmpty, firstHandshake == nil {
+                firstHandshake = (syn, ack)
+            } else {
+                held.append(.handshake(syn: syn, ack: ack))
+            }
             return
         }
         chosen._withUnsafeGuaranteedRef { $0.stage.handshakeCompleted(syn: syn, ack: ack) }
@@ -136,9 +143,15 @@ public final class TCPSession: TCPStreamHandler {
         let box = SessionStageBox(stage ?? stages.fallback(info))
         chosen = Unmanaged.passRetained(box)
         let items = held
-        held = []
-        prefix = ([], [])
+        // Usually nothing is held (a first segment of `prefixBytes` or more decides at once): no stores then.
+        if !items.isEmpty { held = [] }
+        if !prefix.0.isEmpty || !prefix.1.isEmpty { prefix = ([], []) }
         let stage = box.stage
+        // Before everything in `held`: it came first.
+        if let (syn, ack) = firstHandshake {
+            firstHandshake = nil
+            stage.handshakeCompleted(syn: syn, ack: ack)
+        }
         for item in items {
             switch item {
             case let .bytes(bytes, direction, span):

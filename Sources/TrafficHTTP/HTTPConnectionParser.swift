@@ -585,7 +585,6 @@ extension HTTPConnectionParser {
         requests.retire()
         responses.retire()
         pending.retire()
-        heldRecords.retire(host: defaultHost)
         currentRequest = nil
         responseExchange = nil
         firstServerBytesAnswer = nil
@@ -614,12 +613,12 @@ extension HTTPConnectionParser {
             connection: info.id, client: client, server: server, host: host, time: info.start, decrypted: decrypted)
         responses.reuse(
             connection: info.id, client: client, server: server, host: host, time: info.start, decrypted: decrypted)
-        heldRecords.reuse(connection: info.id, client: client, server: server)
         nextIndex = 1
         pairingLost = false
         responsePairingUncertain = false
         finished = false
         sawServerBytes = false
         responseStartAcknowledged = -1
+        // `spareExchange` is kept: `reuse` of an exchange sets all of it.
     }
 }

@@ -615,6 +615,8 @@ extension HTTPMessageParser {
     func retire() {
         if heldStart != nil { heldStart = nil }
         if line.capacity > Self.keptLineCapacity { line = [] } else if !line.isEmpty { line.removeAll(keepingCapacity: true) }
+        precondition(!recordHeld, "retire of a parser that still holds a request")
+        held.retire(host: defaultHost)
         record.restart(time: startTime, host: defaultHost, decrypted: decrypted)
         recordIsFresh = true
         fields.clear()
@@ -665,6 +667,7 @@ extension HTTPMessageParser {
         record.time = time
         record.host = host
         record.decrypted = decrypted
+        held.reuse(connection: connection, client: client, server: server)
         inMessage = false
         headDelivered = false
         remaining = 0

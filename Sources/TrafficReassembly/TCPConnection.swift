@@ -31,6 +31,8 @@ final class TCPConnection {
     /// client's holes below it are given up), at a cap, or at the end.
     private var serverWait: (acknowledged: Int64, packets: Int, time: CaptureTime)?
     private var serverWaitsForClientHole: Bool { serverWait != nil }
+    /// Off only in tests, which compare `processInOrderData` with the general path on the same segments.
+    var inOrderFastPath = true
 
     init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
         self.info = info
@@ -49,6 +51,10 @@ final class TCPConnection {
         // end before it started or look idle.
         if time > lastSeen { lastSeen = time }
         packetCount &+= 1
+        let direction = direction(of: segment)
+        if inOrderFastPath, processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal) {
+            return
+        }
         if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {
             expireHoles(time: time, bufferedTotal: &bufferedTotal)
         }
@@ -61,7 +67,6 @@ final class TCPConnection {
             }
             releaseServer(bufferedTotal: &bufferedTotal)
         }
-        let direction = direction(of: segment)
         let flags = segment.flags
         let isControl = !flags.intersection([.syn, .fin, .rst]).isEmpty
         var context = TCPSegmentContext(
@@ -244,6 +249,54 @@ final class TCPConnection {
         }
     }
 
+    /// Most segments carry data that continues their stream, on a connection with nothing held back, awaited or
+    /// closing: no SYN, FIN or RST, captured whole, starting at the next expected byte, and (from the server)
+    /// acknowledging no client byte not handed on yet. For such a segment this does what the general path of
+    /// `process` does, in the same order, without its checks for holes, retransmissions, keep-alives and
+    /// teardown. Returns false, having changed nothing, for any other segment.
+    @inline(__always)
+    private func processInOrderData(_ segment: TCPSegment, direction: Direction, time: CaptureTime,
+                                    bufferedTotal: inout Int) -> Bool {
+        let flags = segment.flags
+        guard flags.isDisjoint(with: [.syn, .fin, .rst]), segment.payloadLength > 0,
+            segment.payload.count == segment.payloadLength, !streamsFinished, !sawRST, serverWait == nil,
+            clientToServer.holeDeadline == nil, serverToClient.holeDeadline == nil,
+            clientToServer.pending.isEmpty, serverToClient.pending.isEmpty
+        else { return false }
+        let fromClient = direction == .clientToServer
+        guard fromClient ? clientToServer.started : serverToClient.started,
+            streamOffset(of: segment.sequenceNumber, direction) == stream(direction, \.nextOffset)
+        else { return false }
+        var acknowledged: Int64 = -1
+        if !fromClient, flags.contains(.ack), clientToServer.started {
+            acknowledged = clientToServer.offset(of: segment.acknowledgmentNumber)
+            // Bytes the client sent that are not handed on yet: the server's answer waits for them (`serverWait`).
+            guard acknowledged <= clientToServer.nextOffset else { return false }
+        }
+        let headerBytes = segment.headerBytes
+        let context = TCPSegmentContext(
+            time: time, frameBytes: segment.frameBytes, headerBytes: headerBytes, overheadBytes: headerBytes,
+            acknowledged: acknowledged)
+        tally(direction) {
+            $0.packets += segment.frameCount
+            $0.frameBytes += segment.frameBytes
+            $0.payloadBytes += segment.payloadLength
+        }
+        deliver(segment.payload, direction: direction, context: context)
+        tally(direction) {
+            $0.dataPackets += segment.frameCount
+            $0.dataHeaderBytes += headerBytes
+            $0.dataPayloadBytes += segment.payloadLength
+        }
+        // Data after both FINs' positions were set (a FIN seen before the last bytes) may complete both streams.
+        if let c = clientToServer.finOffset, let s = serverToClient.finOffset, clientToServer.nextOffset >= c,
+            serverToClient.nextOffset >= s
+        {
+            finishStreams(time: time, bufferedTotal: &bufferedTotal)
+        }
+        return true
+    }
+
     /// Gives up the holes whose late-segment window has passed: those below the furthest position acknowledged.
     private func expireHoles(time: CaptureTime, bufferedTotal: inout Int) {
         for direction in Direction.allCases {
@@ -257,6 +310,9 @@ final class TCPConnection {
             while let first = firstPendingOffset(direction), first <= acknowledged {
                 skip(to: first, direction: direction, time: time)
                 drain(direction, bufferedTotal: &bufferedTotal)
+                // Server bytes held for `serverWait` stay held (drain hands on nothing) until that wait ends: without
+                // this the loop never ended when the hole's deadline came first (a clock stepping back).
+                if direction == .serverToClient, serverWaitsForClientHole { break }
             }
             self[direction].holeDeadline = nil
             self[direction].acknowledgedPastHole = nil

@@ -56,6 +56,8 @@ public final class TCPReassembler {
     private var bufferedTotal = 0
     private var lastSweep: CaptureTime?
     public private(set) var connectionCount = 0
+    /// Off only in tests: every segment then takes `TCPConnection`'s general path.
+    package var inOrderFastPath = true
     public private(set) var anomalies = [Int](repeating: 0, count: TCPAnomaly.allCases.count)
 
     public init(limits: TCPReassemblyLimits = .init(), makeHandler: @escaping HandlerFactory,
@@ -158,6 +160,7 @@ public final class TCPReassembler {
         info.encapsulation = segment.encapsulation
         connectionCount += 1
         let connection = TCPConnection(info: info, handler: makeHandler(info))
+        connection.inOrderFastPath = inOrderFastPath
         table[key] = connection
         if table.count > limits.maxConnections { evictForRoom(now: time) }
         return connection

@@ -28,17 +28,16 @@ final class ShardWorker: @unchecked Sendable {
 
     private func run() {
         while let batch = inbox.pop() {
-            batch.bytes.withUnsafeBytes { bytes in
-                for entry in batch.entries {
-                    let segment = TCPSegment(
-                        source: entry.source, destination: entry.destination, sequenceNumber: entry.sequenceNumber,
-                        acknowledgmentNumber: entry.acknowledgmentNumber, flags: entry.flags,
-                        payloadLength: entry.payloadLength,
-                        payload: UnsafeRawBufferPointer(
-                            rebasing: bytes[entry.payloadStart..<(entry.payloadStart + entry.payloadCount)]),
-                        frameBytes: entry.frameBytes, frameCount: entry.frameCount, encapsulation: entry.encapsulation)
-                    reassembler.process(segment, time: entry.time, packetIndex: entry.packetIndex)
-                }
+            let bytes = batch.bytes
+            for entry in batch.entries {
+                let segment = TCPSegment(
+                    source: entry.source, destination: entry.destination, sequenceNumber: entry.sequenceNumber,
+                    acknowledgmentNumber: entry.acknowledgmentNumber, flags: entry.flags,
+                    payloadLength: entry.payloadLength,
+                    payload: UnsafeRawBufferPointer(
+                        rebasing: bytes[entry.payloadStart..<(entry.payloadStart + entry.payloadCount)]),
+                    frameBytes: entry.frameBytes, frameCount: entry.frameCount, encapsulation: entry.encapsulation)
+                reassembler.process(segment, time: entry.time, packetIndex: entry.packetIndex)
             }
             if batch.latest > .zero { reassembler.advance(to: batch.latest) }
             batchDone?(batch.position)

@@ -52,7 +52,9 @@ final class TCPConnection {
         if time > lastSeen { lastSeen = time }
         packetCount &+= 1
         let direction = direction(of: segment)
-        if inOrderFastPath, processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal) {
+        if inOrderFastPath,
+            processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal)
+        {
             return
         }
         if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {

@@ -26,7 +26,9 @@ import TrafficWire
         }
         func finish(time: CaptureTime) { lines.append("finish t=\(time.nanoseconds)") }
         func packet(_ event: TCPPacketEvent) {
-            lines.append("packet \(event.kind) \(event.direction) \(event.frameBytes) \(event.streamOffset) t=\(event.time.nanoseconds)")
+            lines.append(
+                "packet \(event.kind) \(event.direction) \(event.frameBytes) \(event.streamOffset) "
+                    + "t=\(event.time.nanoseconds)")
         }
         func connectionEnded(_ summary: TCPConnectionSummary) {
             lines.append("ended \(summary.clientToServer) \(summary.serverToClient) \(summary.end.nanoseconds) "
@@ -103,7 +105,8 @@ import TrafficWire
             case 0: result.remove(at: i)
             case 1: if i + 1 < result.count { result.swapAt(i, i + 1) }
             case 2: result.insert(result[i], at: min(result.count, i + Int.random(in: 1...5, using: &rng)))
-            case 3: if !result[i].payload.isEmpty { result[i].payload.removeLast(result[i].payload.count / 2) }  // snaplen
+            case 3:  // a snaplen cut
+                if !result[i].payload.isEmpty { result[i].payload.removeLast(result[i].payload.count / 2) }
             case 4:  // keep-alive: the last byte again
                 var probe = result[i]
                 probe.seq &-= 1
@@ -147,8 +150,9 @@ import TrafficWire
         let c: UInt32 = 1000, s: UInt32 = 5000
         func segment(_ fromClient: Bool, _ seq: UInt32, _ ack: UInt32, _ flags: TCPSegment.Flags, _ count: Int,
                      _ time: Int64) -> Segment {
-            Segment(fromClient: fromClient, seq: seq, ack: ack, flags: flags, payload: Array(repeating: 7, count: count),
-                    claimed: count, time: time)
+            Segment(
+                fromClient: fromClient, seq: seq, ack: ack, flags: flags, payload: Array(repeating: 7, count: count),
+                claimed: count, time: time)
         }
         var segments = [
             segment(true, c, 0, [.syn], 0, 1_000_000), segment(false, s, c + 1, [.syn, .ack], 0, 2_000_000),
@@ -157,7 +161,9 @@ import TrafficWire
             segment(false, s + 1, c + 151, [.ack], 200, 10_000_000),
             segment(true, c + 101, s + 201, [.ack], 0, 9_000_000),
         ]
-        for i in 0..<10 { segments.append(segment(true, c + 101, s + 201, [.ack], 0, 11_000_000 + Int64(i) * 400_000_000)) }
+        for i in 0..<10 {
+            segments.append(segment(true, c + 101, s + 201, [.ack], 0, 11_000_000 + Int64(i) * 400_000_000))
+        }
         let events = Self.run(segments, fastPath: true)
         #expect(events == Self.run(segments, fastPath: false))
         #expect(events.contains { $0.hasPrefix("receive serverToClient 200 ") })

@@ -4,16 +4,16 @@ import TrafficSessions
 /// its record is held (in the parser's FIFO) until it is known whether a response came (then `paired` is
 /// final).
 final class HTTPExchange {
-    private(set) var index: Int
+    private(set) var index = 0
     /// Moved into the final response's record when it is paired (`HTTPConnectionParser.pairResponse`): read only
     /// before that.
     var method: String?
-    var host: String
-    var path: String
+    var host = ""
+    var path = ""
     var query: String?
-    private(set) var isHTTP09: Bool
+    private(set) var isHTTP09 = false
     /// The request asked to switch protocols (an `Upgrade` field, or CONNECT).
-    private(set) var wantsSwitch: Bool
+    private(set) var wantsSwitch = false
     /// Its `Upgrade` field offers `h2c` (RFC 7540 §3.2): a 101 makes it stream 1 of an HTTP/2 connection.
     var offersH2C = false
     /// The 101 switched to HTTP/2: both records of the exchange are stream 1's.
@@ -33,17 +33,11 @@ final class HTTPExchange {
     var startOffset: Int64 = -1
 
     init(index: Int, method: String?, host: String, path: String, query: String?, isHTTP09: Bool, wantsSwitch: Bool) {
-        self.index = index
-        self.method = method
-        self.host = host
-        self.path = path
-        self.query = query
-        self.isHTTP09 = isHTTP09
-        self.wantsSwitch = wantsSwitch
+        reuse(index: index, method: method, host: host, path: path, query: query, isHTTP09: isHTTP09, wantsSwitch: wantsSwitch)
     }
 
-    /// Makes this exchange what `init` makes with these values, for a parser that reuses an exchange nothing
-    /// else refers to any more (an allocation and a deallocation a request less). Every stored property is set.
+    /// Sets every stored property as for a new exchange with these values (`init` is this on a new object): a
+    /// parser reuses an exchange nothing else refers to any more, an allocation and a deallocation a request less.
     func reuse(index: Int, method: String?, host: String, path: String, query: String?, isHTTP09: Bool, wantsSwitch: Bool) {
         self.index = index
         self.method = method

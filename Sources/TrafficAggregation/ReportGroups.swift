@@ -142,7 +142,7 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 key.withUnsafeBytes { key in withUnsafePointer(to: groups[i].totals) { body(key, $0) } }
             }
             for run in runs {
-                var reader = GroupRunReader(run, status: status)
+                var reader = GroupRunReader(run, status: status, unordered: true)
                 while let head = reader.head {
                     // The key's bytes are the run's buffer's until the reader moves on.
                     let totals = head.totals(status)
@@ -677,13 +677,23 @@ package struct GroupRunReader {
     private let status: SpoolReadStatus
     private var position = 0
     private var cursor: SpoolCursor?
+    /// Heads without `totalBytes` (`SpooledGroup.parseKey`): for readings in no order, which read every
+    /// head's totals whole anyway.
+    private let unordered: Bool
     package private(set) var head: GroupRunMerge.Head?
 
-    package init(_ run: GroupRun, status: SpoolReadStatus) {
+    /// `unordered`: the heads' `totalBytes` is left 0 (nothing is merged by it), and their totals are checked
+    /// only when read (`Head.totals`), as a merge's are.
+    package init(_ run: GroupRun, status: SpoolReadStatus, unordered: Bool = false) {
         self.run = run
         self.status = status
+        self.unordered = unordered
         if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
         advance()
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
+        unordered ? SpooledGroup.parseKey(bytes) : SpooledGroup.parseHead(bytes)
     }
 
     package mutating func advance() {
@@ -694,12 +704,12 @@ package struct GroupRunReader {
             guard position < bytes.count else { return }
             guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
                 length <= bytes.count - position,
-                let entry = SpooledGroup.parseHead(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
+                let entry = parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
             else { return status.fail("a damaged group in memory") }
             position += length
             head = entry
         case .spilled:
-            head = cursor?.next(SpooledGroup.parseHead)
+            head = unordered ? cursor?.next(SpooledGroup.parseKey) : cursor?.next(SpooledGroup.parseHead)
             // A damaged or short read ends the run (our own file: an I/O error), reported through
             // `status`; the normal end of the run is no failure.
             if head == nil, let failure = cursor?.failure { status.fail(failure) }

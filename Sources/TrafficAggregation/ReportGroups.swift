@@ -143,10 +143,18 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
             }
             for run in runs {
                 var reader = GroupRunReader(run, status: status, unordered: true)
+                // Added into one variable from their bytes: `Head.totals` returned them through an optional,
+                // a copy of the whole struct or two per group of a pass that only measures them.
+                var totals = GroupTotals()
                 while let head = reader.head {
                     // The key's bytes are the run's buffer's until the reader moves on.
-                    let totals = head.totals(status)
-                    withUnsafePointer(to: totals) { body(head.keyBytes, $0) }
+                    totals = GroupTotals()
+                    if !SpooledGroup.add(head.totalsBytes, to: &totals) {
+                        // As `Head.totals`: damaged totals fail the reading and count as empty.
+                        status.fail(GroupRunReader.damaged)
+                        totals = GroupTotals()
+                    }
+                    withUnsafePointer(to: &totals) { body(head.keyBytes, $0) }
                     reader.advance()
                 }
             }

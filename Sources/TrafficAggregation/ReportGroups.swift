@@ -335,7 +335,17 @@ package final class KeyBytesPrefetch: Sendable {
                 // Both copied before the run moves on: its bytes are the run's buffer's until then.
                 batch.keyBytes.append(contentsOf: head.keyBytes)
                 batch.keyEnds.append(batch.keyBytes.count)
-                batch.totals.append(head.totals(status))
+                // Added in place into the batch's new element: `Head.totals` returned them through an
+                // optional, a copy of the whole struct or two per group written.
+                batch.totals.append(GroupTotals())
+                let intact = batch.totals.withUnsafeMutableBufferPointer { totals in
+                    SpooledGroup.add(head.totalsBytes, to: &totals[totals.count - 1])
+                }
+                if !intact {
+                    // As `Head.totals`: damaged totals fail the reading and count as empty.
+                    status.fail(GroupRunReader.damaged)
+                    batch.totals[batch.totals.count - 1] = GroupTotals()
+                }
                 merging.advance()
                 if batch.totals.count == Self.batchSize {
                     guard batches.push(batch) else { return }

@@ -142,11 +142,19 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 key.withUnsafeBytes { key in withUnsafePointer(to: groups[i].totals) { body(key, $0) } }
             }
             for run in runs {
-                var reader = GroupRunReader(run, status: status)
+                var reader = GroupRunReader(run, status: status, unordered: true)
+                // Added into one variable from their bytes: `Head.totals` returned them through an optional,
+                // a copy of the whole struct or two per group of a pass that only measures them.
+                var totals = GroupTotals()
                 while let head = reader.head {
                     // The key's bytes are the run's buffer's until the reader moves on.
-                    let totals = head.totals(status)
-                    withUnsafePointer(to: totals) { body(head.keyBytes, $0) }
+                    totals = GroupTotals()
+                    if !SpooledGroup.add(head.totalsBytes, to: &totals) {
+                        // As `Head.totals`: damaged totals fail the reading and count as empty.
+                        status.fail(GroupRunReader.damaged)
+                        totals = GroupTotals()
+                    }
+                    withUnsafePointer(to: &totals) { body(head.keyBytes, $0) }
                     reader.advance()
                 }
             }
@@ -327,7 +335,17 @@ package final class KeyBytesPrefetch: Sendable {
                 // Both copied before the run moves on: its bytes are the run's buffer's until then.
                 batch.keyBytes.append(contentsOf: head.keyBytes)
                 batch.keyEnds.append(batch.keyBytes.count)
-                batch.totals.append(head.totals(status))
+                // Added in place into the batch's new element: `Head.totals` returned them through an
+                // optional, a copy of the whole struct or two per group written.
+                batch.totals.append(GroupTotals())
+                let intact = batch.totals.withUnsafeMutableBufferPointer { totals in
+                    SpooledGroup.add(head.totalsBytes, to: &totals[totals.count - 1])
+                }
+                if !intact {
+                    // As `Head.totals`: damaged totals fail the reading and count as empty.
+                    status.fail(GroupRunReader.damaged)
+                    batch.totals[batch.totals.count - 1] = GroupTotals()
+                }
                 merging.advance()
                 if batch.totals.count == Self.batchSize {
                     guard batches.push(batch) else { return }
@@ -677,13 +695,23 @@ package struct GroupRunReader {
     private let status: SpoolReadStatus
     private var position = 0
     private var cursor: SpoolCursor?
+    /// Heads without `totalBytes` (`SpooledGroup.parseKey`): for readings in no order, which read every
+    /// head's totals whole anyway.
+    private let unordered: Bool
     package private(set) var head: GroupRunMerge.Head?
 
-    package init(_ run: GroupRun, status: SpoolReadStatus) {
+    /// `unordered`: the heads' `totalBytes` is left 0 (nothing is merged by it), and their totals are checked
+    /// only when read (`Head.totals`), as a merge's are.
+    package init(_ run: GroupRun, status: SpoolReadStatus, unordered: Bool = false) {
         self.run = run
         self.status = status
+        self.unordered = unordered
         if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
         advance()
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) -> GroupRunMerge.Head? {
+        unordered ? SpooledGroup.parseKey(bytes) : SpooledGroup.parseHead(bytes)
     }
 
     package mutating func advance() {
@@ -694,12 +722,12 @@ package struct GroupRunReader {
             guard position < bytes.count else { return }
             guard let length = SpoolReader.entryLength(UnsafeRawBufferPointer(rebasing: bytes[position...])),
                 length <= bytes.count - position,
-                let entry = SpooledGroup.parseHead(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
+                let entry = parse(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)]))
             else { return status.fail("a damaged group in memory") }
             position += length
             head = entry
         case .spilled:
-            head = cursor?.next(SpooledGroup.parseHead)
+            head = unordered ? cursor?.next(SpooledGroup.parseKey) : cursor?.next(SpooledGroup.parseHead)
             // A damaged or short read ends the run (our own file: an I/O error), reported through
             // `status`; the normal end of the run is no failure.
             if head == nil, let failure = cursor?.failure { status.fail(failure) }

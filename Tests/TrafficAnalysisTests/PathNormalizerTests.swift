@@ -37,6 +37,45 @@ import Testing
         #expect(String(decoding: pieces, as: UTF8.self) == expected)
     }
 
+    /// The word-at-a-time search for `/` against segments split by `Substring`: paths of every length around
+    /// the eight-byte words, slashes at every offset, doubled and trailing ones, identifiers among them.
+    @Test func collapsedPiecesMatchSplitSegments() {
+        let segments = ["", "a", "v1", "users", "123", "2024-01-31", "550e8400-e29b-41d4-a716-446655440000",
+            "0123456789abcdef0", "aB3dE6gH9jK2mN5pQ8sT", "café", "ünï/x", "12345678", "abcdefgh"]
+        var paths: [String] = []
+        var x: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<3000 {
+            var path = ""
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
+            var r = x
+            for _ in 0..<Int(r % 6) {
+                r /= 6
+                path += "/" + segments[Int(r % UInt64(segments.count))]
+                r /= UInt64(segments.count)
+            }
+            paths.append(path)
+            paths.append(String(path.dropFirst()))  // no leading slash: left as it is
+        }
+        for length in 0..<40 {
+            for at in 0..<length { paths.append("/" + String(repeating: "x", count: at) + "/" + String(repeating: "9", count: length - at)) }
+        }
+        for path in paths {
+            var pieces: [UInt8] = []
+            PathNormalizer.forEachCollapsedPiece(path) { pieces.append(contentsOf: $0) }
+            let expected = path.utf8.first == UInt8(ascii: "/")
+                ? path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                    let bytes = Array(segment.utf8)
+                    return bytes.withUnsafeBufferPointer { !$0.isEmpty && PathNormalizer.isIdentifier($0) }
+                        ? "{id}" : String(segment)
+                }.joined(separator: "/")
+                : path
+            #expect(String(decoding: pieces, as: UTF8.self) == expected, "\(path)")
+            #expect(Self.collapse.normalize(path) == expected, "\(path)")
+        }
+    }
+
     /// The count behind "--normalize-paths would merge N rows into M", against normalized keys in a Set.
     @Test func normalizedKeyCountMatchesASetOfNormalizedKeys() {
         let keys = [

@@ -161,6 +161,45 @@ import Testing
         #expect(swapped.withUnsafeBytes { SpooledGroup.parse($0) } == nil)
     }
 
+    /// `parseKey` (the table's measuring pass, in no order) gives the hash, key and totals bytes that `parse`,
+    /// which checks the entry whole, gives; its totals read back the same; a damaged key is refused by both.
+    @Test func keyOnlyHeadsMatchWholeParse() throws {
+        var full = GroupTotals()
+        full.requests = 4
+        full.responses = 3
+        full.request.bytes = 1_000
+        full.request.cookieBytes = 77
+        full.response.bytes = 1 << 33
+        full.response.compressedBodyBytes = -5
+        full.request.quicConnectionBytes = 9
+        full.responseSizes.add(70)
+        full.responseSizes.add(5_000)
+        full.waits.add(12)
+        var sparse = GroupTotals()
+        sparse.response.retransmittedBytes = 60
+        let keys: [[String]] = [["h", "/p"], ["api.example.com", "/ü/ñ", ""], [], ["x"]]
+        for (i, totals) in [full, sparse, GroupTotals(), full].enumerated() {
+            var bytes: [UInt8] = []
+            SpooledGroup.append(hash: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, ReportGroup(keys: keys[i], totals: totals), to: &bytes)
+            try bytes.withUnsafeBytes { raw in
+                let whole = try #require(SpooledGroup.parse(raw))
+                let key = try #require(SpooledGroup.parseKey(raw))
+                #expect(key.hash == whole.hash)
+                #expect(Array(key.keyBytes) == Array(whole.keyBytes))
+                #expect(key.totalsBytes.baseAddress == whole.totalsBytes.baseAddress)
+                #expect(key.totalsBytes.count == whole.totalsBytes.count)
+                #expect(key.totals(SpoolReadStatus()) == totals)
+                #expect(GroupKeyBytes.decode(key.keyBytes) == keys[i])
+            }
+            // A key whose field runs past the entry (the byte after the field count: a field's length).
+            guard !keys[i].isEmpty else { continue }
+            var cut = bytes
+            cut[12 + 1] = 0x7E
+            #expect(cut.withUnsafeBytes { SpooledGroup.parseKey($0) } == nil)
+            #expect(cut.withUnsafeBytes { SpooledGroup.parse($0) } == nil)
+        }
+    }
+
     /// A run several times the reader's 64 KiB buffer: each refill moves the unread bytes to the front, where
     /// the entry just read was (a reader that decoded a group's key after moving on read other bytes).
     @Test func runsLongerThanTheReadBufferReadBackWhole() throws {

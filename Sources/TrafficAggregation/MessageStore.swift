@@ -11,8 +11,6 @@ package struct MessageStore {
     private var runs: [MessageRun] = []
     private var spool: RecordSpool?
     private var spoolFailed = false
-    /// The bytes of the run being written (freed after each run).
-    private var spillBytes: [UInt8] = []
     package private(set) var count = 0
     /// About how much memory `pending` holds: a run is also written once it reaches `runBytes`. HAR keeps each
     /// message's head (and with `--har-bodies` request bodies): 16 384 records with their heads were 20 MiB a
@@ -48,18 +46,16 @@ package struct MessageStore {
             if spool == nil { fail("cannot create a temporary file in \(directory ?? RecordSpool.defaultDirectory)") }
         }
         if let spool {
-            spillBytes.removeAll(keepingCapacity: true)
             // Written in order through sorted indices: records are never moved (a move copies a record
             // and retains and releases each of its strings; sorting the records themselves took a third
             // of a `--messages` run).
-            pending.withUnsafeBufferPointer { entries in
-                for i in Self.sortedIndices(entries) { SpooledRecord.append(entries[i], to: &spillBytes) }
-            }
-            let written = spool.append(spillBytes)
-            // Freed, not kept for the next run: a run of HAR records (heads kept) is megabytes, held per shard
+            // A local, not kept for the next run: a run of HAR records (heads kept) is megabytes, held per shard
             // between runs; one allocation a run of thousands of records costs nothing measurable.
-            spillBytes = []
-            if let range = written {
+            var bytes: [UInt8] = []
+            pending.withUnsafeBufferPointer { entries in
+                for i in Self.sortedIndices(entries) { SpooledRecord.append(entries[i], to: &bytes) }
+            }
+            if let range = spool.append(bytes) {
                 runs.append(.spilled(spool, range, renumber: nil))
                 pending.removeAll(keepingCapacity: true)
                 return

@@ -56,10 +56,10 @@ final class HTTPConnectionTap: SessionStage {
     var tlsHandshake: MessageRecord.TimeSpan?
 
     /// `pool`: the shard's idle HTTP/1 parsers, one of which this tap takes instead of making one (and
-    /// returns when it finishes).
+    /// returns when it finishes); every HTTP/1 parser comes from it.
     init(info: TCPConnectionInfo, capture: Int, scratch: DecodingScratch, builder: ReportBuilder,
-         overhead: OverheadOptions, limits: HTTPLimits, decrypted: Bool = false, start: Start = .http1,
-         pool: HTTPParserPool? = nil) {
+         overhead: OverheadOptions, limits: HTTPLimits, pool: HTTPParserPool, decrypted: Bool = false,
+         start: Start = .http1) {
         self.builder = builder
         self.pool = pool
         self.overhead = overhead
@@ -81,21 +81,12 @@ final class HTTPConnectionTap: SessionStage {
     private let info: TCPConnectionInfo
     private let scratch: DecodingScratch
     private let limits: HTTPLimits
-    private let pool: HTTPParserPool?
-    /// The pool's handle on the HTTP/1 parser when it came from `pool`, which takes both back at `finish`.
+    private let pool: HTTPParserPool
+    /// The pool's handle on the HTTP/1 parser, which `finish` gives back to `pool` with the parser.
     private var pooled: HTTPParserPool.Owner?
 
     // The tap owns the parsers, which own these closures: self outlives every call (no checked unowned
     // reference per record).
-    private func makeHTTP1() -> HTTPConnectionParser {
-        // Called through `Unmanaged`: an `unowned(unsafe)` capture was still retained and released around
-        // each call, an atomic pair per record.
-        let tap = Unmanaged.passUnretained(self)
-        return HTTPConnectionParser(info: info, scratch: scratch, limits: limits, decrypted: decrypted) { record in
-            tap._withUnsafeGuaranteedRef { $0.arrived(&record) }
-        }
-    }
-
     private func makeHTTP2(_ upgraded: HTTPConnectionParser.UpgradedRequest?) -> HTTP2ConnectionParser {
         let parser = HTTP2ConnectionParser(
             info: info, scratch: scratch, limits: HTTP2Limits(http: limits), decrypted: decrypted,
@@ -110,15 +101,9 @@ final class HTTPConnectionTap: SessionStage {
     }
 
     private func useHTTP1() {
-        if let pool {
-            // The pool's parser calls `arrived` and `upgrade` through its owner, pointed at this tap.
-            let (parser, owner) = pool.parser(for: self, info: info, decrypted: decrypted)
-            pooled = owner
-            self.parser = Unmanaged.passRetained(parser)
-            return
-        }
-        let parser = makeHTTP1()
-        parser.upgradeToHTTP2 = { [unowned(unsafe) self] exchange in self.upgrade(exchange) }
+        // The pool's parser calls `arrived` and `upgrade` through its owner, pointed at this tap.
+        let (parser, owner) = pool.parser(for: self, info: info, decrypted: decrypted)
+        pooled = owner
         self.parser = Unmanaged.passRetained(parser)
     }
 
@@ -261,7 +246,7 @@ final class HTTPConnectionTap: SessionStage {
         // Nothing more is read of the parser: the pool may give it to the next connection.
         if let pooled {
             self.pooled = nil
-            pool?.recycle(parser, owner: pooled)
+            pool.recycle(parser, owner: pooled)
         }
         records.streamsEnded(
             tunnelBytes: PerDirection(counts.0.tunnelBytes, counts.1.tunnelBytes), leftoverHeaders: leftover)

@@ -23,7 +23,7 @@ final class TLSConnectionTap: SessionStage {
     private let overhead: OverheadOptions
 
     init(info: TCPConnectionInfo, capture: Int, builder: ReportBuilder, overhead: OverheadOptions,
-         decryption: TLSDecryptionContext?, scratch: DecodingScratch, limits: HTTPLimits, pool: HTTPParserPool? = nil) {
+         decryption: TLSDecryptionContext?, scratch: DecodingScratch, limits: HTTPLimits, pool: HTTPParserPool) {
         self.info = info
         self.builder = builder
         self.capture = capture
@@ -35,7 +35,7 @@ final class TLSConnectionTap: SessionStage {
             let decryptor = TLSDecryptor(context: decryption) {
                 let tap = HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: overhead, limits: limits,
-                    decrypted: true, start: .detect, pool: pool)
+                    pool: pool, decrypted: true, start: .detect)
                 tap.connect = child.connect
                 child.http = tap
                 return tap

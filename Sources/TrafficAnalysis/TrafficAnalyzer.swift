@@ -271,7 +271,7 @@ public enum TrafficAnalyzer {
             (HTTP2ConnectionParser.detector, { info in
                 HTTPConnectionTap(
                     info: info, capture: capture, scratch: scratch, builder: builder, overhead: options.overhead,
-                    limits: limits, start: .http2)
+                    limits: limits, pool: pool, start: .http2)
             })],
             fallback: { info in
                 HTTPConnectionTap(

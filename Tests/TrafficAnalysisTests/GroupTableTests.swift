@@ -53,6 +53,29 @@ import TrafficTestSupport
         }
     }
 
+    /// The key hash reads a field eight bytes at a time, the last word overlapping: every length from 0 to 40
+    /// hashes the same from strings and from bytes, a changed byte anywhere changes it, and bytes moved from one
+    /// field to the next do too (each field's length is hashed first).
+    @Test func keyHashTakesEveryByteAndKeepsFieldsApart() {
+        for length in 0...40 {
+            let path = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            var host = "api.example", p = path
+            let fromBytes = host.withUTF8 { h in p.withUTF8 { GroupTable.hash(pair: UnsafeRawBufferPointer(h), UnsafeRawBufferPointer($0)) } }
+            #expect(fromBytes == GroupTable.hash(["api.example", path]), "length \(length)")
+            for i in 0..<length {
+                var changed = Array(path.utf8)
+                changed[i] ^= 0x20
+                #expect(GroupTable.hash(["api.example", String(decoding: changed, as: UTF8.self)]) != fromBytes, "byte \(i) of \(length)")
+            }
+            if length > 0 {
+                #expect(GroupTable.hash(["api.example" + path.prefix(1), String(path.dropFirst())]) != fromBytes)
+            }
+        }
+        #expect(GroupTable.hash(["ab", "c"]) != GroupTable.hash(["a", "bc"]))
+        #expect(GroupTable.hash(["", "x"]) != GroupTable.hash(["x", ""]))
+        #expect(GroupTable.hash(["x"]) != GroupTable.hash(["x", ""]))
+    }
+
     /// Shard tables merge by the hashes stored per slot: groups in both tables add up, the others are
     /// carried over, and each stored hash is the one of its own key (a hash stored against the wrong slot
     /// would make duplicate groups here).

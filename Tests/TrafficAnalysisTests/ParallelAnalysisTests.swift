@@ -1,7 +1,7 @@
 @testable import TrafficAggregation
 import Foundation
 import Testing
-import TrafficAnalysis
+@testable import TrafficAnalysis
 
 /// The sharded path in-process, so that `make test-sanitize` runs it under ThreadSanitizer: worker threads,
 /// batch queues and the merge give the same report as one thread.
@@ -15,14 +15,25 @@ import TrafficAnalysis
         options.overhead = .all
         options.jobs = 1
         let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
-        options.jobs = 3
-        let three = try TrafficAnalyzer.analyze(paths: [path], options: options)
-        #expect(one.summary == three.summary, "\(path)")
-        #expect(one.groups.map(\.keys) == three.groups.map(\.keys))
-        #expect(one.groups.map(\.totals) == three.groups.map(\.totals))
         let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
-        let second = (three.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
-        #expect(first == second)
+        // Two jobs: the reading thread keeps some connections; four: it keeps none (`localShare`).
+        for jobs in [2, 3, 4] {
+            options.jobs = jobs
+            let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            #expect(one.summary == sharded.summary, "\(path) jobs \(jobs)")
+            #expect(one.groups.map(\.keys) == sharded.groups.map(\.keys))
+            #expect(one.groups.map(\.totals) == sharded.groups.map(\.totals))
+            let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
+            #expect(first == second, "\(path) jobs \(jobs)")
+        }
+    }
+
+    /// The reading thread's share of the hash buckets: 27 % with two jobs, 3 % with three, none with more.
+    @Test func readingThreadShare() {
+        #expect(ShardedSegmentSink.localShare(shards: 2) == 1024 * 11 / 40)
+        #expect(ShardedSegmentSink.localShare(shards: 3) == 1024 * 2 / 60)
+        #expect(ShardedSegmentSink.localShare(shards: 4) == 0)
+        #expect(ShardedSegmentSink.localShare(shards: 256) == 0)
     }
 }
 

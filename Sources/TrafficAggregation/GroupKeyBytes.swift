@@ -26,6 +26,18 @@ package enum GroupKeyBytes {
         bytes.append(contentsOf: second)
     }
 
+    /// The length of `append(pair:)`'s bytes for fields of `first` and `second` bytes: the field count and
+    /// each length as a zigzag varint (`spool`), and the fields.
+    @inline(__always)
+    package static func pairLength(_ first: Int, _ second: Int) -> Int {
+        @inline(__always) func varint(_ n: Int) -> Int {
+            var v = UInt64(n) << 1, count = 1  // lengths are never negative: zigzag is a shift
+            while v >= 0x80 { v >>= 7; count += 1 }
+            return count
+        }
+        return 1 + varint(first) + first + varint(second) + second
+    }
+
     /// `matches(block, [first, second])` of the two fields' UTF-8.
     @inline(__always)
     package static func matches(_ block: UnsafeRawBufferPointer, pair first: UnsafeRawBufferPointer,

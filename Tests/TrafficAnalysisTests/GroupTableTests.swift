@@ -76,6 +76,19 @@ import TrafficTestSupport
         #expect(GroupTable.hash(["x"]) != GroupTable.hash(["x", ""]))
     }
 
+    /// The hint's length check: `pairLength` is the length `append(pair:)` writes, at the varint boundaries of a
+    /// field's length (zigzag: 63 bytes take one, 64 two, 8 191 two, 8 192 three).
+    @Test func pairLengthIsTheAppendedLength() {
+        for a in [0, 1, 63, 64, 200, 8_191, 8_192] {
+            for b in [0, 5, 63, 64, 8_191, 8_192, 70_000] {
+                let first = [UInt8](repeating: 0x61, count: a), second = [UInt8](repeating: 0x2F, count: b)
+                var bytes: [UInt8] = []
+                first.withUnsafeBytes { f in second.withUnsafeBytes { GroupKeyBytes.append(pair: f, $0, to: &bytes) } }
+                #expect(GroupKeyBytes.pairLength(a, b) == bytes.count, "\(a), \(b)")
+            }
+        }
+    }
+
     /// Shard tables merge by the hashes stored per slot: groups in both tables add up, the others are
     /// carried over, and each stored hash is the one of its own key (a hash stored against the wrong slot
     /// would make duplicate groups here).

@@ -33,6 +33,9 @@ final class TCPConnection {
     private var serverWaitsForClientHole: Bool { serverWait != nil }
     /// Off only in tests, which compare `processInOrderData` with the general path on the same segments.
     var inOrderFastPath = true
+    /// Whether the client is the lower endpoint of the reassembler's flow key: the reassembler tells a segment's
+    /// direction from its key's order with it (`TCPReassembler.FlowKey.Side`).
+    var clientIsLow = true
 
     init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
         self.info = info
@@ -47,16 +50,32 @@ final class TCPConnection {
     /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous.
     func process(_ segment: TCPSegment, time: CaptureTime, limits: TCPReassemblyLimits, bufferedTotal: inout Int,
                  anomalies: inout [Int]) {
+        process(segment, direction: direction(of: segment), time: time, limits: limits, bufferedTotal: &bufferedTotal,
+                anomalies: &anomalies)
+    }
+
+    /// `process` for a segment whose direction the caller knows. Inlined into the reassembler, so that the in-order
+    /// data path is reached without a call (and without copying `limits`, which only the general path reads).
+    @inline(__always)
+    func process(_ segment: TCPSegment, direction: Direction, time: CaptureTime, limits: TCPReassemblyLimits,
+                 bufferedTotal: inout Int, anomalies: inout [Int]) {
         // The latest time seen, not the last packet's: a clock stepping back must not make the connection
         // end before it started or look idle.
         if time > lastSeen { lastSeen = time }
         packetCount &+= 1
-        let direction = direction(of: segment)
         if inOrderFastPath,
             processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal)
         {
             return
         }
+        processGeneral(segment, direction: direction, time: time, limits: limits, bufferedTotal: &bufferedTotal,
+                       anomalies: &anomalies)
+    }
+
+    /// Every segment that `processInOrderData` does not take: control flags, holes, retransmissions, pure ACKs.
+    @inline(never)
+    private func processGeneral(_ segment: TCPSegment, direction: Direction, time: CaptureTime,
+                                limits: TCPReassemblyLimits, bufferedTotal: inout Int, anomalies: inout [Int]) {
         if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {
             expireHoles(time: time, bufferedTotal: &bufferedTotal)
         }

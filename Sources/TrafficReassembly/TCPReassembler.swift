@@ -19,10 +19,23 @@ public final class TCPReassembler {
         var low: (UInt64, UInt64, UInt64)
         var high: (UInt64, UInt64, UInt64)
 
+        /// Where a segment's source sits in its flow's key: the lower endpoint, the higher one, or both ends are
+        /// the same endpoint. With the side the client took at the connection's first segment it gives the
+        /// segment's direction without comparing endpoints again.
+        enum Side { case low, high, both }
+
         @inline(__always)
-        init(_ a: Endpoint, _ b: Endpoint) {
-            let x = Self.words(a), y = Self.words(b)
-            if x < y { low = x; high = y } else { low = y; high = x }
+        private init(low: (UInt64, UInt64, UInt64), high: (UInt64, UInt64, UInt64)) {
+            self.low = low
+            self.high = high
+        }
+
+        @inline(__always)
+        static func make(_ source: Endpoint, _ destination: Endpoint) -> (key: FlowKey, source: Side) {
+            let x = Self.words(source), y = Self.words(destination)
+            if x < y { return (FlowKey(low: x, high: y), .low) }
+            if x == y { return (FlowKey(low: x, high: y), .both) }
+            return (FlowKey(low: y, high: x), .high)
         }
 
         @inline(__always)
@@ -32,7 +45,8 @@ public final class TCPReassembler {
 
         @inline(__always)
         static func == (a: FlowKey, b: FlowKey) -> Bool {
-            a.low.1 == b.low.1 && a.high.1 == b.high.1 && a.low.2 == b.low.2 && a.high.2 == b.high.2
+            // Ports first: flows between the same two hosts differ only there.
+            a.low.2 == b.low.2 && a.high.2 == b.high.2 && a.low.1 == b.low.1 && a.high.1 == b.high.1
                 && a.low.0 == b.low.0 && a.high.0 == b.high.0
         }
 
@@ -47,6 +61,9 @@ public final class TCPReassembler {
     }
 
     public let limits: TCPReassemblyLimits
+    /// `limits`' times as `sweepIfDue` compares them, worked out once instead of per packet.
+    private let closedLingerNanoseconds: Int64
+    private let sweepIntervalNanoseconds: Int64
     private let makeHandler: HandlerFactory
     private let connectionEnded: (TCPConnectionSummary) -> Void
     private var table = FlowTable<FlowKey, TCPConnection>()
@@ -63,6 +80,8 @@ public final class TCPReassembler {
     public init(limits: TCPReassemblyLimits = .init(), makeHandler: @escaping HandlerFactory,
                 connectionEnded: @escaping (TCPConnectionSummary) -> Void) {
         self.limits = limits
+        closedLingerNanoseconds = limits.closedLinger.nanoseconds
+        sweepIntervalNanoseconds = limits.idleTimeout.nanoseconds / 10
         self.makeHandler = makeHandler
         self.connectionEnded = connectionEnded
     }
@@ -78,17 +97,18 @@ public final class TCPReassembler {
 
     /// `packetIndex` is the packet's position in the capture, kept as the connection's `firstPacket`.
     public func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int = 0) {
-        let key = FlowKey(segment.source, segment.destination)
+        let (key, side) = FlowKey.make(segment.source, segment.destination)
         // Almost every packet belongs to a known connection: the table's reference is used unretained.
         // Nothing in `process(_:on:)` removes table entries (sweeps come after it), so it stays alive.
         if let known = table.unretained(key),
             known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) })
         {
-            known._withUnsafeGuaranteedRef { process(segment, on: $0, key: key, time: time) }
+            known._withUnsafeGuaranteedRef { process(segment, on: $0, side: side, key: key, time: time) }
         } else {
             // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
             if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
-            process(segment, on: open(segment, key: key, time: time, packetIndex: packetIndex), key: key, time: time)
+            let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
+            process(segment, on: connection, side: side, key: key, time: time)
         }
         sweepIfDue(now: time)
     }
@@ -99,9 +119,16 @@ public final class TCPReassembler {
             && (existing.sawFIN || existing.sawRST || existing.streamsFinished)
     }
 
-    private func process(_ segment: TCPSegment, on connection: TCPConnection, key: FlowKey, time: CaptureTime) {
+    @inline(__always)
+    private func process(
+        _ segment: TCPSegment, on connection: TCPConnection, side: FlowKey.Side, key: FlowKey, time: CaptureTime
+    ) {
         let wasFinished = connection.streamsFinished
-        connection.process(segment, time: time, limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+        // Both ends one endpoint: every segment is the client's, as `TCPConnection.direction(of:)` has it.
+        let direction: Direction = side == .both || (side == .low) == connection.clientIsLow
+            ? .clientToServer : .serverToClient
+        connection.process(segment, direction: direction, time: time, limits: limits, bufferedTotal: &bufferedTotal,
+                           anomalies: &anomalies)
         if !wasFinished, connection.streamsFinished {
             closedQueue.append((key, connection.info.id, time))
         }
@@ -141,7 +168,9 @@ public final class TCPReassembler {
         return slots.filter { $0 >= 0 }
     }
 
-    private func open(_ segment: TCPSegment, key: FlowKey, time: CaptureTime, packetIndex: Int) -> TCPConnection {
+    private func open(
+        _ segment: TCPSegment, key: FlowKey, side: FlowKey.Side, time: CaptureTime, packetIndex: Int
+    ) -> TCPConnection {
         let flags = segment.flags
         let sourceIsClient: Bool
         if flags.contains(.syn) {
@@ -161,6 +190,7 @@ public final class TCPReassembler {
         connectionCount += 1
         let connection = TCPConnection(info: info, handler: makeHandler(info))
         connection.inOrderFastPath = inOrderFastPath
+        connection.clientIsLow = (side == .low) == sourceIsClient
         table[key] = connection
         if table.count > limits.maxConnections { evictForRoom(now: time) }
         return connection
@@ -176,9 +206,8 @@ public final class TCPReassembler {
     @inline(__always)
     private func sweepIfDue(now: CaptureTime) {
         let lingerEnded = closedQueueHead < closedQueue.count
-            && now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > limits.closedLinger.nanoseconds
-        guard let last = lastSweep, !lingerEnded,
-            now.nanoseconds - last.nanoseconds <= limits.idleTimeout.nanoseconds / 10
+            && now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > closedLingerNanoseconds
+        guard let last = lastSweep, !lingerEnded, now.nanoseconds - last.nanoseconds <= sweepIntervalNanoseconds
         else {
             sweep(now: now)
             return
@@ -188,7 +217,7 @@ public final class TCPReassembler {
     private func sweep(now: CaptureTime) {
         // Expire closed connections as their linger ends: cheap, from the front of a FIFO.
         while closedQueueHead < closedQueue.count,
-            now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > limits.closedLinger.nanoseconds
+            now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > closedLingerNanoseconds
         {
             let entry = closedQueue[closedQueueHead]
             closedQueueHead += 1
@@ -205,7 +234,7 @@ public final class TCPReassembler {
             lastSweep = now
             return
         }
-        guard now.nanoseconds - last.nanoseconds > limits.idleTimeout.nanoseconds / 10 else { return }
+        guard now.nanoseconds - last.nanoseconds > sweepIntervalNanoseconds else { return }
         lastSweep = now
         let idle = table.entries.filter { now.nanoseconds - $0.value.lastSeen.nanoseconds > limits.idleTimeout.nanoseconds }
         for (key, connection) in idle.sorted(by: { $0.value.info.id < $1.value.info.id }) {

@@ -75,6 +75,40 @@ import TrafficWire
         #expect(summary.info.client == SegmentFactory.client)
     }
 
+    /// A segment's direction comes from where its source sits in the flow's key: the client may be the lower or the
+    /// higher endpoint, and the connection may open with either side's packet.
+    @Test(arguments: [false, true], [false, true])
+    func directionFromTheKeyOrder(clientIsHigher: Bool, serverFirst: Bool) throws {
+        var factory = SegmentFactory()
+        if clientIsHigher { factory.client = Endpoint(address: IPAddress(ipv4: 0x0a00_0009), port: 40000) }
+        let (r, recorder, box) = makeReassembler()
+        if !serverFirst { factory.send(r, fromClient: true, seq: 100, flags: [.syn]) }
+        factory.send(r, fromClient: false, seq: 500, ack: 101, flags: [.syn, .ack])
+        factory.send(r, fromClient: true, seq: 101, ack: 501, payload: Array("ping".utf8))
+        factory.send(r, fromClient: false, seq: 501, ack: 105, payload: Array("pong!".utf8))
+        factory.send(r, fromClient: true, seq: 105, ack: 506, payload: Array("x".utf8))
+        r.finish()
+        #expect(recorder.bytes[0] == Array("pingx".utf8))
+        #expect(recorder.bytes[1] == Array("pong!".utf8))
+        let summary = try #require(box.summaries.first)
+        #expect(summary.info.client == factory.client)
+        #expect(summary.clientToServer.packets == (serverFirst ? 2 : 3))
+        #expect(summary.serverToClient.packets == 2)
+    }
+
+    /// Both ends one endpoint (a crafted or looped-back packet): every segment counts as the client's.
+    @Test func bothEndsOneEndpoint() {
+        var factory = SegmentFactory()
+        factory.server = factory.client
+        let (r, recorder, _) = makeReassembler()
+        factory.send(r, fromClient: false, seq: 500, flags: [.syn, .ack])
+        factory.send(r, fromClient: false, seq: 501, payload: Array("abc".utf8))
+        factory.send(r, fromClient: true, seq: 504, payload: Array("de".utf8))
+        r.finish()
+        #expect(recorder.bytes[0] == Array("abcde".utf8))
+        #expect(recorder.bytes[1].isEmpty)
+    }
+
     @Test func keepAliveIsIgnored() throws {
         let (r, recorder, box) = makeReassembler()
         factory.send(r, fromClient: true, seq: 1, payload: Array("hello".utf8))

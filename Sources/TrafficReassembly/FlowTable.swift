@@ -54,6 +54,7 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
 
     /// The value for `key`, not retained: valid while the entry stays in the table. The per-packet lookup
     /// uses it, so that finding a connection costs no atomic retain and release.
+    @inline(__always)
     func unretained(_ key: Key) -> Unmanaged<Value>? {
         let (slot, found) = find(key)
         guard found else { return nil }

@@ -103,12 +103,16 @@ public final class TCPReassembler {
         if let known = table.unretained(key),
             known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) })
         {
-            known._withUnsafeGuaranteedRef { process(segment, on: $0, side: side, key: key, time: time) }
+            if known._withUnsafeGuaranteedRef({ process(segment, on: $0, side: side, time: time) }) {
+                closedQueue.append((key, known._withUnsafeGuaranteedRef { $0.info.id }, time))
+            }
         } else {
             // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
             if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
             let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
-            process(segment, on: connection, side: side, key: key, time: time)
+            if process(segment, on: connection, side: side, time: time) {
+                closedQueue.append((key, connection.info.id, time))
+            }
         }
         sweepIfDue(now: time)
     }
@@ -119,19 +123,16 @@ public final class TCPReassembler {
             && (existing.sawFIN || existing.sawRST || existing.streamsFinished)
     }
 
+    /// Returns whether the segment finished the connection's streams (its linger in `closedQueue` begins): the caller
+    /// appends it, so that the flow key is not copied into the per-packet closure.
     @inline(__always)
-    private func process(
-        _ segment: TCPSegment, on connection: TCPConnection, side: FlowKey.Side, key: FlowKey, time: CaptureTime
-    ) {
+    private func process(_ segment: TCPSegment, on connection: TCPConnection, side: FlowKey.Side, time: CaptureTime) -> Bool {
         let wasFinished = connection.streamsFinished
         // Both ends one endpoint: every segment is the client's, as `TCPConnection.direction(of:)` has it.
         let direction: Direction = side == .both || (side == .low) == connection.clientIsLow
             ? .clientToServer : .serverToClient
-        connection.process(segment, direction: direction, time: time, limits: limits, bufferedTotal: &bufferedTotal,
-                           anomalies: &anomalies)
-        if !wasFinished, connection.streamsFinished {
-            closedQueue.append((key, connection.info.id, time))
-        }
+        connection.process(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+        return !wasFinished && connection.streamsFinished
     }
 
     /// Ends every connection still open: the end of the capture.
@@ -188,7 +189,7 @@ public final class TCPReassembler {
             start: time, firstPacket: packetIndex)
         info.encapsulation = segment.encapsulation
         connectionCount += 1
-        let connection = TCPConnection(info: info, handler: makeHandler(info))
+        let connection = TCPConnection(info: info, handler: makeHandler(info), limits: limits)
         connection.inOrderFastPath = inOrderFastPath
         connection.clientIsLow = (side == .low) == sourceIsClient
         table[key] = connection

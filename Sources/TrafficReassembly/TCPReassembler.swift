@@ -72,6 +72,15 @@ public final class TCPReassembler {
     private var closedQueueHead = 0
     private var bufferedTotal = 0
     private var lastSweep: CaptureTime?
+    /// The capture time after which `sweepIfDue` sweeps: the earlier of the closed queue's first linger end and the
+    /// next idle scan (`updateSweepDue`), so that a packet pays one comparison.
+    private var sweepDue = Int64.min
+    /// The connection found for the last segment, and its key: about half the packets of the API bench follow one
+    /// of the same connection, and skip the hash and the probe. Unretained like the table's lookup; cleared whenever
+    /// a connection leaves the table (`end`, `finish`), and set only from the table.
+    private var recentKey = FlowKey.make(Endpoint(address: IPAddress(ipv4: 0), port: 0),
+                                         Endpoint(address: IPAddress(ipv4: 0), port: 0)).key
+    private var recent: Unmanaged<TCPConnection>?
     public private(set) var connectionCount = 0
     /// Off only in tests: every segment then takes `TCPConnection`'s general path.
     package var inOrderFastPath = true
@@ -100,11 +109,18 @@ public final class TCPReassembler {
         let (key, side) = FlowKey.make(segment.source, segment.destination)
         // Almost every packet belongs to a known connection: the table's reference is used unretained.
         // Nothing in `process(_:on:)` removes table entries (sweeps come after it), so it stays alive.
-        if let known = table.unretained(key),
-            known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) })
-        {
+        var found = recent
+        if found == nil || recentKey != key {
+            found = table.unretained(key)
+            if found != nil {
+                recentKey = key
+                recent = found
+            }
+        }
+        if let known = found, known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) }) {
             if known._withUnsafeGuaranteedRef({ process(segment, on: $0, side: side, time: time) }) {
                 closedQueue.append((key, known._withUnsafeGuaranteedRef { $0.info.id }, time))
+                updateSweepDue()
             }
         } else {
             // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
@@ -112,6 +128,7 @@ public final class TCPReassembler {
             let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
             if process(segment, on: connection, side: side, time: time) {
                 closedQueue.append((key, connection.info.id, time))
+                updateSweepDue()
             }
         }
         sweepIfDue(now: time)
@@ -141,6 +158,7 @@ public final class TCPReassembler {
         // Every entry goes: the table is emptied at once rather than by a lookup and a removal per connection
         // (`end`), and nothing reads it while the connections end.
         table = FlowTable()
+        recent = nil
         for at in Self.connectionOrder(remaining) {
             let connection = remaining[at].value
             connection.finishStreams(time: connection.lastSeen, bufferedTotal: &bufferedTotal)
@@ -148,6 +166,7 @@ public final class TCPReassembler {
         }
         closedQueue = []
         closedQueueHead = 0
+        updateSweepDue()
     }
 
     /// Positions of `entries` in connection order. Connection numbers are distinct, and those still open at
@@ -199,23 +218,34 @@ public final class TCPReassembler {
 
     private func end(_ connection: TCPConnection, key: FlowKey, time: CaptureTime, evicted: Bool) {
         connection.finishStreams(time: max(time, connection.lastSeen), bufferedTotal: &bufferedTotal)
+        recent = nil
         if table[key] === connection { table[key] = nil }
         connectionEnded(connection.end(evicted: evicted))
     }
 
-    /// Called for every packet: only the two comparisons here, the sweep when one of them says it is due.
+    /// Called for every packet: one comparison here, the sweep when it says one is due.
     @inline(__always)
     private func sweepIfDue(now: CaptureTime) {
-        let lingerEnded = closedQueueHead < closedQueue.count
-            && now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > closedLingerNanoseconds
-        guard let last = lastSweep, !lingerEnded, now.nanoseconds - last.nanoseconds <= sweepIntervalNanoseconds
-        else {
-            sweep(now: now)
-            return
+        if now.nanoseconds > sweepDue { sweep(now: now) }
+    }
+
+    /// `sweepDue` after the closed queue's head or `lastSweep` changed. A sweep is due when the head's linger has
+    /// ended (`now - head > closedLinger`), when there was none yet, or a tenth of the idle timeout after the last
+    /// (`now - last > interval`); the sums saturate, and capture times stay within ±2^62, so `now > sum` says the same.
+    private func updateSweepDue() {
+        func sum(_ a: Int64, _ b: Int64) -> Int64 {
+            let (value, overflow) = a.addingReportingOverflow(b)
+            return overflow ? (b < 0 ? .min : .max) : value
         }
+        var due = lastSweep.map { sum($0.nanoseconds, sweepIntervalNanoseconds) } ?? .min
+        if closedQueueHead < closedQueue.count {
+            due = min(due, sum(closedQueue[closedQueueHead].time.nanoseconds, closedLingerNanoseconds))
+        }
+        sweepDue = due
     }
 
     private func sweep(now: CaptureTime) {
+        defer { updateSweepDue() }
         // Expire closed connections as their linger ends: cheap, from the front of a FIFO.
         while closedQueueHead < closedQueue.count,
             now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > closedLingerNanoseconds

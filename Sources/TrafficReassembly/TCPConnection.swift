@@ -298,17 +298,17 @@ final class TCPConnection {
         let context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: headerBytes, overheadBytes: headerBytes,
             acknowledged: acknowledged)
+        // The general path counts the data frame after delivering it; the handler cannot see the counters, so here
+        // they are counted at once.
         tally(direction) {
             $0.packets += segment.frameCount
             $0.frameBytes += segment.frameBytes
             $0.payloadBytes += segment.payloadLength
-        }
-        deliver(segment.payload, direction: direction, context: context)
-        tally(direction) {
             $0.dataPackets += segment.frameCount
             $0.dataHeaderBytes += headerBytes
             $0.dataPayloadBytes += segment.payloadLength
         }
+        deliver(segment.payload, direction: direction, context: context)
         // Data after both FINs' positions were set (a FIN seen before the last bytes) may complete both streams.
         if let c = clientToServer.finOffset, let s = serverToClient.finOffset, clientToServer.nextOffset >= c,
             serverToClient.nextOffset >= s

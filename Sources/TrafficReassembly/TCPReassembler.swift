@@ -119,19 +119,31 @@ public final class TCPReassembler {
         }
         if let known = found, known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) }) {
             if known._withUnsafeGuaranteedRef({ process(segment, on: $0, side: side, time: time) }) {
-                closedQueue.append((key, known._withUnsafeGuaranteedRef { $0.info.id }, time))
-                updateSweepDue()
+                lingerBegins(key: key, id: known._withUnsafeGuaranteedRef { $0.info.id }, time: time)
             }
         } else {
-            // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
-            if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
-            let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
-            if process(segment, on: connection, side: side, time: time) {
-                closedQueue.append((key, connection.info.id, time))
-                updateSweepDue()
-            }
+            processNewFlow(segment, key: key, side: side, time: time, packetIndex: packetIndex)
         }
         sweepIfDue(now: time)
+    }
+
+    // Out of line, as `lingerBegins`: the rare paths' code and stack kept out of the per-packet function.
+    @inline(never)
+    private func processNewFlow(_ segment: TCPSegment, key: FlowKey, side: FlowKey.Side, time: CaptureTime,
+                                packetIndex: Int) {
+        // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
+        if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
+        let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
+        if process(segment, on: connection, side: side, time: time) {
+            lingerBegins(key: key, id: connection.info.id, time: time)
+        }
+    }
+
+    /// The connection's streams finished at `time`: it lingers in `closedQueue` for late packets.
+    @inline(never)
+    private func lingerBegins(key: FlowKey, id: Int, time: CaptureTime) {
+        closedQueue.append((key, id, time))
+        updateSweepDue()
     }
 
     /// A SYN on the 4-tuple of a connection that has closed starts a new connection.

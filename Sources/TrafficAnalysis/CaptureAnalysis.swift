@@ -54,14 +54,13 @@ public struct CaptureAnalysis: Sendable {
         var sinceProgress = 0
         var previous = CaptureTime(nanoseconds: .min)
         var earliest = CaptureTime(nanoseconds: .max), latest = CaptureTime(nanoseconds: .min)
-        let damage = file.readPackets { packet in
-            summary.packets += 1
-            summary.frameBytes += packet.originalLength
-            let time = packet.time
-            if time < previous { summary.backwardTimestamps += 1 }
-            previous = time
-            if time < earliest { earliest = time }
-            if time > latest { latest = time }
+        // The common frame's segment is decoded into this one place and handed on from it (`decodeCommonTCP`).
+        let nowhere = Endpoint(address: IPAddress(ipv4: 0), port: 0)
+        var segment = TCPSegment(
+            source: nowhere, destination: nowhere, sequenceNumber: 0, acknowledgmentNumber: 0, flags: [], payloadLength: 0,
+            payload: UnsafeRawBufferPointer(start: nil, count: 0), frameBytes: 0)
+        /// Every frame but the common one (`decodeCommonTCP`), off the loop's common path.
+        func decodeOther(_ packet: CapturedPacket) {
             switch decoder.decode(packet) {
             case .tcp(let segment):
                 // Fragment frames held earlier are now part of this segment's frame bytes.
@@ -88,6 +87,20 @@ public struct CaptureAnalysis: Sendable {
             case .malformed:
                 summary.undecodedPackets += 1
                 summary.undecodedFrameBytes += packet.originalLength
+            }
+        }
+        let damage = file.readPackets { packet in
+            summary.packets += 1
+            summary.frameBytes += packet.originalLength
+            let time = packet.time
+            if time < previous { summary.backwardTimestamps += 1 }
+            previous = time
+            if time < earliest { earliest = time }
+            if time > latest { latest = time }
+            if decoder.decodeCommonTCP(packet, into: &segment) {
+                sink.process(segment, time: time, packetIndex: summary.packets)
+            } else {
+                decodeOther(packet)
             }
             if let progress {
                 sinceProgress += 1

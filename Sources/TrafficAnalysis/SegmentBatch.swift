@@ -23,7 +23,12 @@ final class SegmentBatch: @unchecked Sendable {
     static let maxEntries = 512
     static let maxBytes = 1 << 19
 
-    var entries: [Entry] = []
+    /// The headers, in raw memory for `maxEntries` like the payloads: `[Entry].append` checked the array's uniqueness
+    /// and capacity and copied the 15-word entry through a temporary, per segment. Entries are plain values.
+    private let entryStorage: UnsafeMutablePointer<Entry>
+    private var entryCount = 0
+    /// Valid until `reset`.
+    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(start: entryStorage, count: entryCount) }
     /// The payloads, back to back in raw memory: appending one is a single copy (`[UInt8].append(contentsOf:)` of
     /// a raw buffer cost some 90 instructions a segment besides the copy).
     private var storage: UnsafeMutableRawBufferPointer
@@ -34,16 +39,20 @@ final class SegmentBatch: @unchecked Sendable {
     var position = 0
 
     init() {
-        entries.reserveCapacity(Self.maxEntries)
+        entryStorage = .allocate(capacity: Self.maxEntries)
         storage = .allocate(byteCount: Self.maxBytes + 65_536, alignment: 16)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        entryStorage.deallocate()
+        storage.deallocate()
+    }
 
     /// The payload bytes of `entries` (`payloadStart` indexes them); valid until `reset`.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<byteCount]) }
 
-    var isFull: Bool { entries.count >= Self.maxEntries || byteCount >= Self.maxBytes }
+    /// A batch is handed over as soon as it is full, so `append` never writes past `maxEntries`.
+    var isFull: Bool { entryCount >= Self.maxEntries || byteCount >= Self.maxBytes }
 
     func append(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int) {
         let start = byteCount
@@ -52,16 +61,18 @@ final class SegmentBatch: @unchecked Sendable {
         if storage.count - start < count { grow(to: start + count) }
         if count > 0 { (storage.baseAddress! + start).copyMemory(from: segment.payload.baseAddress!, byteCount: count) }
         byteCount = start + count
-        entries.append(Entry(
+        precondition(entryCount < Self.maxEntries, "a full batch is handed over before the next append")
+        (entryStorage + entryCount).initialize(to: Entry(
             source: segment.source, destination: segment.destination, sequenceNumber: segment.sequenceNumber,
             acknowledgmentNumber: segment.acknowledgmentNumber, flags: segment.flags,
             payloadLength: segment.payloadLength, payloadStart: start, payloadCount: segment.payload.count,
             frameBytes: segment.frameBytes, frameCount: segment.frameCount,
             encapsulation: segment.encapsulation, time: time, packetIndex: packetIndex))
+        entryCount += 1
     }
 
     func reset() {
-        entries.removeAll(keepingCapacity: true)
+        entryCount = 0
         byteCount = 0
     }
 

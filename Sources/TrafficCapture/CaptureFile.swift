@@ -16,7 +16,7 @@ public final class CaptureFile {
     /// The size of the file on disk, when known (not for stdin); progress compares `compressedBytesRead` with it.
     public let fileSize: Int64?
 
-    private let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     private let input: CaptureInput
     private let stream: UnsafeMutablePointer<FILE>
 
@@ -106,11 +106,11 @@ public final class CaptureFile {
     /// in both byte orders. (Other variants, with longer record headers, and pcapng go through the cookie.)
     private static let classicMagics: Set<UInt32> = [0xa1b2_c3d4, 0xd4c3_b2a1, 0xa1b2_3c4d, 0x4d3c_b2a1]
     private static let classicFileHeaderBytes: Int64 = 24
-    private static let classicRecordHeaderBytes: Int64 = 16
+    @usableFromInline static let classicRecordHeaderBytes: Int64 = 16
     /// A plain classic pcap file: the offset after the last record read (nil for other captures).
-    private var recordOffset: Int64?
+    @usableFromInline var recordOffset: Int64?
     /// libpcap's snapshot length: a record longer than it is cut to it, with the rest skipped in the file.
-    private var snapshot = 0
+    @usableFromInline var snapshot = 0
 
     deinit { pcap_close(handle) }
 
@@ -144,7 +144,7 @@ public final class CaptureFile {
 
     /// Where libpcap is in the (decompressed) capture: what `ftello` answers. On glibc it is worked out from
     /// the stream's buffer pointers, as ftello does, without ftello's call back into the input for every packet.
-    private func position() -> Int64 {
+    @usableFromInline func position() -> Int64 {
         if let recordOffset { return recordOffset }
         #if canImport(Glibc)
         if let end = stream.pointee._IO_read_end, let next = stream.pointee._IO_read_ptr,
@@ -158,41 +158,51 @@ public final class CaptureFile {
 
     /// Calls `body` for every packet, in file order. Returns the damage that stopped reading early,
     /// or nil when the capture ended cleanly. The packet's bytes are valid only during the call.
+    ///
+    /// Inlined into the caller: `body` is then part of the loop, not a closure called through a context that
+    /// holds each of its captured variables (the call and the context cost ~45 instructions a packet).
+    @inlinable
     public func readPackets(_ body: (CapturedPacket) -> Void) -> CaptureDamage? {
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         var goodOffset = position()
         while true {
             let status = pcap_next_ex(handle, &header, &data)
-            if status == 1, let header, let data {
-                let h = header.pointee
-                let caplen = Int(h.caplen)
-                // pcap and pcapng store unsigned seconds, but libpcap reads a pcap record's into a signed
-                // 32-bit field first: 0xFFFFFFFF (the year 2106) arrives as -1. Negative is never meant.
-                var seconds = Int64(h.ts.tv_sec)
-                if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
-                let time = CaptureTime(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
-                body(CapturedPacket(
-                    time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen),
-                    originalLength: Int(h.len)))
-                if let offset = recordOffset {
-                    // A record shorter than the snapshot was read whole; one as long may have been cut from a
-                    // longer one (its size on disk is unknown here): then stdio is asked (a system call).
-                    recordOffset = caplen < snapshot
-                        ? offset &+ Self.classicRecordHeaderBytes &+ Int64(caplen) : Int64(ftello(stream))
-                }
+            guard status == 1, let header, let data else { return end(status: status, goodOffset: goodOffset) }
+            let h = header.pointee
+            let caplen = Int(h.caplen)
+            // pcap and pcapng store unsigned seconds, but libpcap reads a pcap record's into a signed
+            // 32-bit field first: 0xFFFFFFFF (the year 2106) arrives as -1. Negative is never meant.
+            var seconds = Int64(h.ts.tv_sec)
+            if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
+            let time = CaptureTime(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
+            body(CapturedPacket(
+                time: time, bytes: UnsafeRawBufferPointer(start: data, count: caplen), originalLength: Int(h.len)))
+            if let offset = recordOffset {
+                // A record shorter than the snapshot was read whole; one as long may have been cut from a
+                // longer one (its size on disk is unknown here): then stdio is asked (a system call).
+                let next = caplen < snapshot ? offset &+ Self.classicRecordHeaderBytes &+ Int64(caplen) : streamOffset()
+                recordOffset = next
+                goodOffset = next
+            } else {
                 goodOffset = position()
-                continue
             }
-            if status == PCAP_ERROR_BREAK || status == -2 {
-                if let gzipError = input.reader?.lastError {
-                    return CaptureDamage(offset: goodOffset, reason: "gzip: \(gzipError)")
-                }
-                return nil
-            }
-            var reason = String(cString: pcap_geterr(handle))
-            if let gzipError = input.reader?.lastError { reason = "gzip: \(gzipError)" }
-            return CaptureDamage(offset: goodOffset, reason: reason)
         }
+    }
+
+    /// Where stdio is in the file (`ftello`, a system call).
+    @usableFromInline func streamOffset() -> Int64 { Int64(ftello(stream)) }
+
+    /// What ended `readPackets`: nil for the end of the capture, else the damage and where it starts.
+    @usableFromInline func end(status: Int32, goodOffset: Int64) -> CaptureDamage? {
+        if status == PCAP_ERROR_BREAK || status == -2 {
+            if let gzipError = input.reader?.lastError {
+                return CaptureDamage(offset: goodOffset, reason: "gzip: \(gzipError)")
+            }
+            return nil
+        }
+        var reason = String(cString: pcap_geterr(handle))
+        if let gzipError = input.reader?.lastError { reason = "gzip: \(gzipError)" }
+        return CaptureDamage(offset: goodOffset, reason: reason)
     }
 }

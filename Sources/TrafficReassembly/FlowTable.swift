@@ -10,27 +10,36 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
     private var keys: [Key?]
     private var values: [Value?]
     private var mask: Int
+    /// 64 − log2(slots): the home slot is the product's top bits.
+    private var shift: UInt64
     private(set) var count = 0
 
     init() {
         keys = Array(repeating: nil, count: 64)
         values = Array(repeating: nil, count: 64)
         mask = 63
+        shift = 58
     }
 
+    @inline(__always)
     private func home(_ key: Key) -> Int {
-        // Fibonacci hashing: the high bits of the product are the well-mixed ones.
-        Int(truncatingIfNeeded: (key.mixed &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+        // Fibonacci hashing takes the product's top bits, which depend on every bit of `mixed`; bits from the
+        // middle of the product depend only on the bits of `mixed` below them.
+        Int(truncatingIfNeeded: (key.mixed &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
     /// The slot holding `key`, or the empty slot where it would go.
+    @inline(__always)
     private func find(_ key: Key) -> (slot: Int, found: Bool) {
-        var slot = home(key)
-        while let stored = keys[slot] {
-            if stored == key { return (slot, true) }
-            slot = (slot + 1) & mask
+        // `mask` keeps every slot in range: the array's bounds check per probe is left out.
+        keys.withUnsafeBufferPointer { keys in
+            var slot = home(key)
+            while let stored = keys[slot] {
+                if stored == key { return (slot, true) }
+                slot = (slot + 1) & mask
+            }
+            return (slot, false)
         }
-        return (slot, false)
     }
 
     subscript(key: Key) -> Value? {
@@ -45,10 +54,11 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
 
     /// The value for `key`, not retained: valid while the entry stays in the table. The per-packet lookup
     /// uses it, so that finding a connection costs no atomic retain and release.
+    @inline(__always)
     func unretained(_ key: Key) -> Unmanaged<Value>? {
         let (slot, found) = find(key)
-        guard found, let value = values[slot] else { return nil }
-        return Unmanaged.passUnretained(value)
+        guard found else { return nil }
+        return values.withUnsafeBufferPointer { values in values[slot].map { Unmanaged.passUnretained($0) } }
     }
 
     private mutating func insert(_ key: Key, _ value: Value) {
@@ -60,8 +70,9 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
         keys[slot] = key
         values[slot] = value
         count += 1
-        // At most three quarters full: probe sequences stay short.
-        if count * 4 > keys.count * 3 { grow() }
+        // At most half full: a successful lookup then takes ~1.5 probes with linear probing (three quarters full, as
+        // before, ~2.5), for 64 bytes a slot more memory (one 50 000-connection table: 8 MiB either way).
+        if count * 2 > keys.count { grow() }
     }
 
     private mutating func remove(_ key: Key) {
@@ -91,6 +102,7 @@ struct FlowTable<Key: FlowTableKey, Value: AnyObject> {
         keys = Array(repeating: nil, count: oldKeys.count * 2)
         values = Array(repeating: nil, count: oldKeys.count * 2)
         mask = keys.count - 1
+        shift -= 1
         for (key, value) in zip(oldKeys, oldValues) {
             guard let key, let value else { continue }
             let (slot, _) = find(key)

@@ -33,30 +33,49 @@ final class TCPConnection {
     private var serverWaitsForClientHole: Bool { serverWait != nil }
     /// Off only in tests, which compare `processInOrderData` with the general path on the same segments.
     var inOrderFastPath = true
+    /// Whether the client is the lower endpoint of the reassembler's flow key: the reassembler tells a segment's
+    /// direction from its key's order with it (`TCPReassembler.FlowKey.Side`).
+    var clientIsLow = true
 
-    init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?) {
+    /// The reassembler's limits, kept here so that the per-packet call passes none (only the general path reads them).
+    let limits: TCPReassemblyLimits
+
+    init(info: TCPConnectionInfo, handler: (any TCPStreamHandler)?, limits: TCPReassemblyLimits = .init()) {
         self.info = info
         self.handler = handler
         self.lastSeen = info.start
+        self.limits = limits
     }
 
     func direction(of segment: TCPSegment) -> Direction {
         segment.source == info.client && segment.destination == info.server ? .clientToServer : .serverToClient
     }
 
-    /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous.
-    func process(_ segment: TCPSegment, time: CaptureTime, limits: TCPReassemblyLimits, bufferedTotal: inout Int,
+    /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous. `direction` is
+    /// the segment's (`direction(of:)`; the reassembler knows it from its flow key). Inlined into the reassembler, so
+    /// that the in-order data and pure ACK paths are reached without a call.
+    @inline(__always)
+    func process(_ segment: TCPSegment, direction: Direction, time: CaptureTime, bufferedTotal: inout Int,
                  anomalies: inout [Int]) {
         // The latest time seen, not the last packet's: a clock stepping back must not make the connection
         // end before it started or look idle.
         if time > lastSeen { lastSeen = time }
         packetCount &+= 1
-        let direction = direction(of: segment)
         if inOrderFastPath,
-            processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal)
+            segment.payloadLength > 0
+                ? processInOrderData(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal)
+                : processPureACK(segment, direction: direction, time: time)
         {
             return
         }
+        processGeneral(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+    }
+
+    /// Every segment that the fast paths do not take: control flags, holes, retransmissions, waits, closing.
+    @inline(never)
+    private func processGeneral(_ segment: TCPSegment, direction: Direction, time: CaptureTime,
+                                bufferedTotal: inout Int, anomalies: inout [Int]) {
+        let limits = self.limits
         if clientToServer.holeDeadline != nil || serverToClient.holeDeadline != nil {
             expireHoles(time: time, bufferedTotal: &bufferedTotal)
         }
@@ -279,23 +298,45 @@ final class TCPConnection {
         let context = TCPSegmentContext(
             time: time, frameBytes: segment.frameBytes, headerBytes: headerBytes, overheadBytes: headerBytes,
             acknowledged: acknowledged)
+        // The general path counts the data frame after delivering it; the handler cannot see the counters, so here
+        // they are counted at once.
         tally(direction) {
             $0.packets += segment.frameCount
             $0.frameBytes += segment.frameBytes
             $0.payloadBytes += segment.payloadLength
-        }
-        deliver(segment.payload, direction: direction, context: context)
-        tally(direction) {
             $0.dataPackets += segment.frameCount
             $0.dataHeaderBytes += headerBytes
             $0.dataPayloadBytes += segment.payloadLength
         }
+        deliver(segment.payload, direction: direction, context: context)
         // Data after both FINs' positions were set (a FIN seen before the last bytes) may complete both streams.
         if let c = clientToServer.finOffset, let s = serverToClient.finOffset, clientToServer.nextOffset >= c,
             serverToClient.nextOffset >= s
         {
             finishStreams(time: time, bufferedTotal: &bufferedTotal)
         }
+        return true
+    }
+
+    /// A pure ACK (no payload; no SYN, FIN or RST) on a connection past its handshake (or without one captured) with
+    /// nothing held back, awaited or closing: what the general path of `process` does for it, in the same order,
+    /// without its checks for the handshake's last ACK, the ACK of a FIN and holes. Returns false, having changed
+    /// nothing, for any other segment.
+    @inline(__always)
+    private func processPureACK(_ segment: TCPSegment, direction: Direction, time: CaptureTime) -> Bool {
+        guard segment.payloadLength == 0, segment.flags.isDisjoint(with: [.syn, .fin, .rst]), !streamsFinished, !sawRST,
+            serverWait == nil, handshakeCompleted || serverISN == nil,
+            clientToServer.finOffset == nil, serverToClient.finOffset == nil,
+            clientToServer.holeDeadline == nil, serverToClient.holeDeadline == nil,
+            clientToServer.pending.isEmpty, serverToClient.pending.isEmpty
+        else { return false }
+        tally(direction) {
+            $0.packets += segment.frameCount
+            $0.frameBytes += segment.frameBytes
+            $0.ackPackets += segment.frameCount
+            $0.ackBytes += segment.frameBytes
+        }
+        report(.ack, direction: direction, segment: segment, time: time)
         return true
     }
 
@@ -409,8 +450,14 @@ final class TCPConnection {
         return (freshCount, uncaptured)
     }
 
+    @inline(__always)
     private func deliver(_ bytes: UnsafeRawBufferPointer, direction: Direction, context: TCPSegmentContext) {
-        self[direction].nextOffset += Int64(bytes.count)
+        // Not through the subscript: its `_modify` is a coroutine, two calls per delivery.
+        if direction == .clientToServer {
+            clientToServer.nextOffset += Int64(bytes.count)
+        } else {
+            serverToClient.nextOffset += Int64(bytes.count)
+        }
         tally(direction) { $0.deliveredBytes += bytes.count }
         handler?.receive(bytes, direction: direction, segment: context)
     }

@@ -19,10 +19,23 @@ public final class TCPReassembler {
         var low: (UInt64, UInt64, UInt64)
         var high: (UInt64, UInt64, UInt64)
 
+        /// Where a segment's source sits in its flow's key: the lower endpoint, the higher one, or both ends are
+        /// the same endpoint. With the side the client took at the connection's first segment it gives the
+        /// segment's direction without comparing endpoints again.
+        enum Side { case low, high, both }
+
         @inline(__always)
-        init(_ a: Endpoint, _ b: Endpoint) {
-            let x = Self.words(a), y = Self.words(b)
-            if x < y { low = x; high = y } else { low = y; high = x }
+        private init(low: (UInt64, UInt64, UInt64), high: (UInt64, UInt64, UInt64)) {
+            self.low = low
+            self.high = high
+        }
+
+        @inline(__always)
+        static func make(_ source: Endpoint, _ destination: Endpoint) -> (key: FlowKey, source: Side) {
+            let x = Self.words(source), y = Self.words(destination)
+            if x < y { return (FlowKey(low: x, high: y), .low) }
+            if x == y { return (FlowKey(low: x, high: y), .both) }
+            return (FlowKey(low: y, high: x), .high)
         }
 
         @inline(__always)
@@ -32,7 +45,8 @@ public final class TCPReassembler {
 
         @inline(__always)
         static func == (a: FlowKey, b: FlowKey) -> Bool {
-            a.low.1 == b.low.1 && a.high.1 == b.high.1 && a.low.2 == b.low.2 && a.high.2 == b.high.2
+            // Ports first: flows between the same two hosts differ only there.
+            a.low.2 == b.low.2 && a.high.2 == b.high.2 && a.low.1 == b.low.1 && a.high.1 == b.high.1
                 && a.low.0 == b.low.0 && a.high.0 == b.high.0
         }
 
@@ -47,6 +61,9 @@ public final class TCPReassembler {
     }
 
     public let limits: TCPReassemblyLimits
+    /// `limits`' times as `sweepIfDue` compares them, worked out once instead of per packet.
+    private let closedLingerNanoseconds: Int64
+    private let sweepIntervalNanoseconds: Int64
     private let makeHandler: HandlerFactory
     private let connectionEnded: (TCPConnectionSummary) -> Void
     private var table = FlowTable<FlowKey, TCPConnection>()
@@ -55,6 +72,15 @@ public final class TCPReassembler {
     private var closedQueueHead = 0
     private var bufferedTotal = 0
     private var lastSweep: CaptureTime?
+    /// The capture time after which `sweepIfDue` sweeps: the earlier of the closed queue's first linger end and the
+    /// next idle scan (`updateSweepDue`), so that a packet pays one comparison.
+    private var sweepDue = Int64.min
+    /// The connection found for the last segment, and its key: about half the packets of the API bench follow one
+    /// of the same connection, and skip the hash and the probe. Unretained like the table's lookup; cleared whenever
+    /// a connection leaves the table (`end`, `finish`), and set only from the table.
+    private var recentKey = FlowKey.make(Endpoint(address: IPAddress(ipv4: 0), port: 0),
+                                         Endpoint(address: IPAddress(ipv4: 0), port: 0)).key
+    private var recent: Unmanaged<TCPConnection>?
     public private(set) var connectionCount = 0
     /// Off only in tests: every segment then takes `TCPConnection`'s general path.
     package var inOrderFastPath = true
@@ -63,6 +89,8 @@ public final class TCPReassembler {
     public init(limits: TCPReassemblyLimits = .init(), makeHandler: @escaping HandlerFactory,
                 connectionEnded: @escaping (TCPConnectionSummary) -> Void) {
         self.limits = limits
+        closedLingerNanoseconds = limits.closedLinger.nanoseconds
+        sweepIntervalNanoseconds = limits.idleTimeout.nanoseconds / 10
         self.makeHandler = makeHandler
         self.connectionEnded = connectionEnded
     }
@@ -78,19 +106,44 @@ public final class TCPReassembler {
 
     /// `packetIndex` is the packet's position in the capture, kept as the connection's `firstPacket`.
     public func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int = 0) {
-        let key = FlowKey(segment.source, segment.destination)
+        let (key, side) = FlowKey.make(segment.source, segment.destination)
         // Almost every packet belongs to a known connection: the table's reference is used unretained.
         // Nothing in `process(_:on:)` removes table entries (sweeps come after it), so it stays alive.
-        if let known = table.unretained(key),
-            known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) })
-        {
-            known._withUnsafeGuaranteedRef { process(segment, on: $0, key: key, time: time) }
+        var found = recent
+        if found == nil || recentKey != key {
+            found = table.unretained(key)
+            if found != nil {
+                recentKey = key
+                recent = found
+            }
+        }
+        if let known = found, known._withUnsafeGuaranteedRef({ !Self.reusesPort(segment, of: $0) }) {
+            if known._withUnsafeGuaranteedRef({ process(segment, on: $0, side: side, time: time) }) {
+                lingerBegins(key: key, id: known._withUnsafeGuaranteedRef { $0.info.id }, time: time)
+            }
         } else {
-            // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
-            if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
-            process(segment, on: open(segment, key: key, time: time, packetIndex: packetIndex), key: key, time: time)
+            processNewFlow(segment, key: key, side: side, time: time, packetIndex: packetIndex)
         }
         sweepIfDue(now: time)
+    }
+
+    // Out of line, as `lingerBegins`: the rare paths' code and stack kept out of the per-packet function.
+    @inline(never)
+    private func processNewFlow(_ segment: TCPSegment, key: FlowKey, side: FlowKey.Side, time: CaptureTime,
+                                packetIndex: Int) {
+        // A new flow, or port reuse: the closed connection on this 4-tuple ends first.
+        if let existing = table[key] { end(existing, key: key, time: time, evicted: false) }
+        let connection = open(segment, key: key, side: side, time: time, packetIndex: packetIndex)
+        if process(segment, on: connection, side: side, time: time) {
+            lingerBegins(key: key, id: connection.info.id, time: time)
+        }
+    }
+
+    /// The connection's streams finished at `time`: it lingers in `closedQueue` for late packets.
+    @inline(never)
+    private func lingerBegins(key: FlowKey, id: Int, time: CaptureTime) {
+        closedQueue.append((key, id, time))
+        updateSweepDue()
     }
 
     /// A SYN on the 4-tuple of a connection that has closed starts a new connection.
@@ -99,12 +152,16 @@ public final class TCPReassembler {
             && (existing.sawFIN || existing.sawRST || existing.streamsFinished)
     }
 
-    private func process(_ segment: TCPSegment, on connection: TCPConnection, key: FlowKey, time: CaptureTime) {
+    /// Returns whether the segment finished the connection's streams (its linger in `closedQueue` begins): the caller
+    /// appends it, so that the flow key is not copied into the per-packet closure.
+    @inline(__always)
+    private func process(_ segment: TCPSegment, on connection: TCPConnection, side: FlowKey.Side, time: CaptureTime) -> Bool {
         let wasFinished = connection.streamsFinished
-        connection.process(segment, time: time, limits: limits, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
-        if !wasFinished, connection.streamsFinished {
-            closedQueue.append((key, connection.info.id, time))
-        }
+        // Both ends one endpoint: every segment is the client's, as `TCPConnection.direction(of:)` has it.
+        let direction: Direction = side == .both || (side == .low) == connection.clientIsLow
+            ? .clientToServer : .serverToClient
+        connection.process(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal, anomalies: &anomalies)
+        return !wasFinished && connection.streamsFinished
     }
 
     /// Ends every connection still open: the end of the capture.
@@ -113,6 +170,7 @@ public final class TCPReassembler {
         // Every entry goes: the table is emptied at once rather than by a lookup and a removal per connection
         // (`end`), and nothing reads it while the connections end.
         table = FlowTable()
+        recent = nil
         for at in Self.connectionOrder(remaining) {
             let connection = remaining[at].value
             connection.finishStreams(time: connection.lastSeen, bufferedTotal: &bufferedTotal)
@@ -120,6 +178,7 @@ public final class TCPReassembler {
         }
         closedQueue = []
         closedQueueHead = 0
+        updateSweepDue()
     }
 
     /// Positions of `entries` in connection order. Connection numbers are distinct, and those still open at
@@ -141,7 +200,9 @@ public final class TCPReassembler {
         return slots.filter { $0 >= 0 }
     }
 
-    private func open(_ segment: TCPSegment, key: FlowKey, time: CaptureTime, packetIndex: Int) -> TCPConnection {
+    private func open(
+        _ segment: TCPSegment, key: FlowKey, side: FlowKey.Side, time: CaptureTime, packetIndex: Int
+    ) -> TCPConnection {
         let flags = segment.flags
         let sourceIsClient: Bool
         if flags.contains(.syn) {
@@ -159,8 +220,9 @@ public final class TCPReassembler {
             start: time, firstPacket: packetIndex)
         info.encapsulation = segment.encapsulation
         connectionCount += 1
-        let connection = TCPConnection(info: info, handler: makeHandler(info))
+        let connection = TCPConnection(info: info, handler: makeHandler(info), limits: limits)
         connection.inOrderFastPath = inOrderFastPath
+        connection.clientIsLow = (side == .low) == sourceIsClient
         table[key] = connection
         if table.count > limits.maxConnections { evictForRoom(now: time) }
         return connection
@@ -168,27 +230,37 @@ public final class TCPReassembler {
 
     private func end(_ connection: TCPConnection, key: FlowKey, time: CaptureTime, evicted: Bool) {
         connection.finishStreams(time: max(time, connection.lastSeen), bufferedTotal: &bufferedTotal)
+        recent = nil
         if table[key] === connection { table[key] = nil }
         connectionEnded(connection.end(evicted: evicted))
     }
 
-    /// Called for every packet: only the two comparisons here, the sweep when one of them says it is due.
+    /// Called for every packet: one comparison here, the sweep when it says one is due.
     @inline(__always)
     private func sweepIfDue(now: CaptureTime) {
-        let lingerEnded = closedQueueHead < closedQueue.count
-            && now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > limits.closedLinger.nanoseconds
-        guard let last = lastSweep, !lingerEnded,
-            now.nanoseconds - last.nanoseconds <= limits.idleTimeout.nanoseconds / 10
-        else {
-            sweep(now: now)
-            return
+        if now.nanoseconds > sweepDue { sweep(now: now) }
+    }
+
+    /// `sweepDue` after the closed queue's head or `lastSweep` changed. A sweep is due when the head's linger has
+    /// ended (`now - head > closedLinger`), when there was none yet, or a tenth of the idle timeout after the last
+    /// (`now - last > interval`); the sums saturate, and capture times stay within ±2^62, so `now > sum` says the same.
+    private func updateSweepDue() {
+        func sum(_ a: Int64, _ b: Int64) -> Int64 {
+            let (value, overflow) = a.addingReportingOverflow(b)
+            return overflow ? (b < 0 ? .min : .max) : value
         }
+        var due = lastSweep.map { sum($0.nanoseconds, sweepIntervalNanoseconds) } ?? .min
+        if closedQueueHead < closedQueue.count {
+            due = min(due, sum(closedQueue[closedQueueHead].time.nanoseconds, closedLingerNanoseconds))
+        }
+        sweepDue = due
     }
 
     private func sweep(now: CaptureTime) {
+        defer { updateSweepDue() }
         // Expire closed connections as their linger ends: cheap, from the front of a FIFO.
         while closedQueueHead < closedQueue.count,
-            now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > limits.closedLinger.nanoseconds
+            now.nanoseconds - closedQueue[closedQueueHead].time.nanoseconds > closedLingerNanoseconds
         {
             let entry = closedQueue[closedQueueHead]
             closedQueueHead += 1
@@ -205,7 +277,7 @@ public final class TCPReassembler {
             lastSweep = now
             return
         }
-        guard now.nanoseconds - last.nanoseconds > limits.idleTimeout.nanoseconds / 10 else { return }
+        guard now.nanoseconds - last.nanoseconds > sweepIntervalNanoseconds else { return }
         lastSweep = now
         let idle = table.entries.filter { now.nanoseconds - $0.value.lastSeen.nanoseconds > limits.idleTimeout.nanoseconds }
         for (key, connection) in idle.sorted(by: { $0.value.info.id < $1.value.info.id }) {

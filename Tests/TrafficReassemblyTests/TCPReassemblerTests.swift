@@ -75,6 +75,88 @@ import TrafficWire
         #expect(summary.info.client == SegmentFactory.client)
     }
 
+    /// A segment's direction comes from where its source sits in the flow's key: the client may be the lower or the
+    /// higher endpoint, and the connection may open with either side's packet.
+    @Test(arguments: [false, true], [false, true])
+    func directionFromTheKeyOrder(clientIsHigher: Bool, serverFirst: Bool) throws {
+        var factory = SegmentFactory()
+        if clientIsHigher { factory.client = Endpoint(address: IPAddress(ipv4: 0x0a00_0009), port: 40000) }
+        let (r, recorder, box) = makeReassembler()
+        if !serverFirst { factory.send(r, fromClient: true, seq: 100, flags: [.syn]) }
+        factory.send(r, fromClient: false, seq: 500, ack: 101, flags: [.syn, .ack])
+        factory.send(r, fromClient: true, seq: 101, ack: 501, payload: Array("ping".utf8))
+        factory.send(r, fromClient: false, seq: 501, ack: 105, payload: Array("pong!".utf8))
+        factory.send(r, fromClient: true, seq: 105, ack: 506, payload: Array("x".utf8))
+        r.finish()
+        #expect(recorder.bytes[0] == Array("pingx".utf8))
+        #expect(recorder.bytes[1] == Array("pong!".utf8))
+        let summary = try #require(box.summaries.first)
+        #expect(summary.info.client == factory.client)
+        #expect(summary.clientToServer.packets == (serverFirst ? 2 : 3))
+        #expect(summary.serverToClient.packets == 2)
+    }
+
+    /// Both ends one endpoint (a crafted or looped-back packet): every segment counts as the client's.
+    @Test func bothEndsOneEndpoint() {
+        var factory = SegmentFactory()
+        factory.server = factory.client
+        let (r, recorder, _) = makeReassembler()
+        factory.send(r, fromClient: false, seq: 500, flags: [.syn, .ack])
+        factory.send(r, fromClient: false, seq: 501, payload: Array("abc".utf8))
+        factory.send(r, fromClient: true, seq: 504, payload: Array("de".utf8))
+        r.finish()
+        #expect(recorder.bytes[0] == Array("abcde".utf8))
+        #expect(recorder.bytes[1].isEmpty)
+    }
+
+    /// A closed connection takes late packets for `closedLinger` after its streams finished, ends at the first packet
+    /// after that, and its 4-tuple then starts a new connection (nothing keeps finding the ended one).
+    @Test func closedConnectionLingersThenEnds() throws {
+        var limits = TCPReassemblyLimits()
+        limits.closedLinger = CaptureTime(nanoseconds: 1_000)
+        let (r, _, box) = makeReassembler(limits: limits)
+        factory.send(r, fromClient: true, seq: 100, flags: [.syn], time: 0)
+        factory.send(r, fromClient: false, seq: 500, ack: 101, flags: [.syn, .ack], time: 1)
+        factory.send(r, fromClient: true, seq: 101, ack: 501, flags: [.fin, .ack], time: 2)
+        factory.send(r, fromClient: false, seq: 501, ack: 102, flags: [.fin, .ack], time: 3)  // both streams finish at 3
+        // The ACK of the server's FIN at 1 003: 1 003 − 3 is not more than the linger, so it is still this connection's.
+        factory.send(r, fromClient: true, seq: 102, ack: 502, time: 1_003)
+        #expect(box.summaries.isEmpty)
+        // Another flow's packet at 1 004 ends it (1 004 − 3 > 1 000).
+        var other = SegmentFactory()
+        other.client = Endpoint(address: IPAddress(ipv4: 0x0a00_0003), port: 50000)
+        other.send(r, fromClient: true, seq: 1, flags: [.syn], time: 1_004)
+        #expect(box.summaries.count == 1)
+        let ended = try #require(box.summaries.first)
+        #expect(ended.clientToServer.packets == 3 && ended.serverToClient.packets == 2)
+        // The same 4-tuple once more: a third connection.
+        factory.send(r, fromClient: true, seq: 102, ack: 502, time: 1_005)
+        r.finish()
+        #expect(box.summaries.count == 3)
+        #expect(Set(box.summaries.map(\.info.id)) == [0, 1, 2])
+        #expect(box.summaries.last?.clientToServer.packets == 1)
+    }
+
+    /// Idle connections are looked for at most every tenth of the idle timeout, and end at the first look after
+    /// they have been silent longer than it.
+    @Test func idleConnectionEndsAtTheFirstSweepPastItsTimeout() throws {
+        var limits = TCPReassemblyLimits()
+        limits.idleTimeout = CaptureTime(nanoseconds: 100)  // a sweep when more than 10 ns passed since the last
+        let (r, _, box) = makeReassembler(limits: limits)
+        factory.send(r, fromClient: true, seq: 1, payload: [7], time: 0)  // the first packet's sweep finds nothing
+        var other = SegmentFactory()
+        other.client = Endpoint(address: IPAddress(ipv4: 0x0a00_0003), port: 50000)
+        other.send(r, fromClient: true, seq: 1, time: 11)  // sweep: silent 11
+        other.send(r, fromClient: true, seq: 1, time: 100)  // sweep: silent 100, not more than the timeout
+        other.send(r, fromClient: true, seq: 1, time: 110)  // 110 − 100 is no more than 10: no sweep
+        #expect(box.summaries.isEmpty)
+        other.send(r, fromClient: true, seq: 1, time: 111)  // sweep: silent 111
+        #expect(box.summaries.count == 1)
+        let ended = try #require(box.summaries.first)
+        #expect(ended.info.client == SegmentFactory.client && ended.evicted)
+        #expect(r.count(of: .connectionTimedOut) == 1)
+    }
+
     @Test func keepAliveIsIgnored() throws {
         let (r, recorder, box) = makeReassembler()
         factory.send(r, fromClient: true, seq: 1, payload: Array("hello".utf8))

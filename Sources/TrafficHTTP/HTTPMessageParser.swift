@@ -85,8 +85,9 @@ final class HTTPMessageParser {
     /// Set by the connection parser before each `parse`: whether a start line may end hunting now (the
     /// other direction says a message is due; see `HTTPConnectionParser`).
     var huntMayEnd = false
-    /// The start line that ended hunting, begun on the next `parse` (after `.midMessage`).
-    private var heldStart: (line: HTTPStartLine, total: Int, kept: [UInt8])?
+    /// The start line that ended hunting, begun on the next `parse` (after `.midMessage`). Boxed: `parse`
+    /// tests it on every call, and an optional 96-byte tuple was copied out twice to be tested.
+    private var heldStart: HeldStartLine?
 
     // The line being assembled across `receive` calls: kept bytes (at most maxLineBytes) and full length.
     private var line: [UInt8] = []
@@ -191,12 +192,7 @@ final class HTTPMessageParser {
 
     /// Parses from `bytes[offset...]`, advancing `offset`, until input runs out or an event needs the caller.
     func parse(_ bytes: UnsafeRawBufferPointer, from offset: inout Int, time: CaptureTime) -> Event {
-        if let held = heldStart {
-            heldStart = nil
-            beginMessage(held.line, lineBytes: held.total)
-            if !held.kept.isEmpty { held.kept.withUnsafeBytes { keepHeadLine($0) } }
-            if state == .startLine { return .head }  // HTTP/0.9
-        }
+        if heldStart != nil, beginHeldStart() { return .head }  // HTTP/0.9
         while offset < bytes.count {
             switch state {
             case .startLine:
@@ -242,6 +238,16 @@ final class HTTPMessageParser {
             }
         }
         return .needMore
+    }
+
+    /// Begins the message of the start line that ended hunting; true when it is an HTTP/0.9 request (its
+    /// head is complete).
+    private func beginHeldStart() -> Bool {
+        guard let held = heldStart else { return false }
+        heldStart = nil
+        beginMessage(held.line, lineBytes: held.total)
+        if !held.kept.isEmpty { held.kept.withUnsafeBytes { keepHeadLine($0) } }
+        return state == .startLine
     }
 
     // MARK: Lines
@@ -334,7 +340,7 @@ final class HTTPMessageParser {
         }
         if huntTry {
             huntTry = false
-            heldStart = (parsed, total, kept)
+            heldStart = HeldStartLine(line: parsed, total: total, kept: kept)
             takeMidMessageRecord()
             return .midMessage
         }
@@ -463,31 +469,46 @@ final class HTTPMessageParser {
 
     /// Returns true at the empty line that ends the head.
     private func headersStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
-        while offset < bytes.count {
+        if lineLength > 0 {
+            // A line begun in an earlier segment: completed from the line buffer.
             guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
                 appendToLine(bytes, offset..<bytes.count)
                 offset = bytes.count
                 return false
             }
-            let ended: Bool
-            if lineLength == 0 {
-                // The common case, `withCompleteLine`'s first: the whole line is in this segment. Spelled out
-                // here, as the closure around the inlined `fieldLine` retained and released `self` per line.
-                let total = lf &+ 1 &- offset
-                var end = lf
-                if end > offset, bytes[end - 1] == HTTPBytes.cr { end -= 1 }
-                ended = fieldLine(
-                    UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), total: total,
-                    overlong: total > limits.maxLineBytes)
-            } else {
-                ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
-                    fieldLine(content, total: total, overlong: overlong)
-                }
+            let ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+                fieldLine(content, total: total, overlong: overlong)
             }
             offset = lf + 1
             resetLine()
             if ended { return true }
         }
+        // From here every line starts in this segment with the line buffer empty (`lineLength` 0, and
+        // `lineSniffed` is only ever set before a start line), so a complete line needs no `resetLine`;
+        // the position is kept in a local and stored once.
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        let maxLineBytes = limits.maxLineBytes
+        var at = offset
+        while at < count {
+            guard let lf = HTTPBytes.firstLF(in: bytes, from: at) else {
+                appendToLine(bytes, at..<count)
+                offset = count
+                return false
+            }
+            let total = lf &+ 1 &- at
+            var end = lf
+            if end > at, base.load(fromByteOffset: end &- 1, as: UInt8.self) == HTTPBytes.cr { end &-= 1 }
+            let ended = fieldLine(
+                UnsafeRawBufferPointer(start: base + at, count: end &- at), total: total,
+                overlong: total > maxLineBytes)
+            at = lf &+ 1
+            if ended {
+                offset = at
+                return true
+            }
+        }
+        offset = at
         return false
     }
 
@@ -506,7 +527,7 @@ final class HTTPMessageParser {
     /// `headersStep` (its only caller): a call per field line was a tenth of its cost.
     @inline(__always)
     private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
-        record.headerBytes += total
+        record.headerBytes &+= total
         if content.isEmpty { return true }
         if limits.maxKeptHeadBytes > 0 {
             // An overlong line arrives as a prefix: it and every later line are left out, as past the limit.
@@ -679,5 +700,18 @@ extension HTTPMessageParser {
 
     private static func dropLong(_ value: inout String?) {
         if let text = value, text.utf8.count > keptRecentBytes { value = nil }
+    }
+}
+
+/// A start line that ended hunting, kept for the next `parse` (rare: once per direction at most).
+private final class HeldStartLine {
+    let line: HTTPStartLine
+    let total: Int
+    let kept: [UInt8]
+
+    init(line: HTTPStartLine, total: Int, kept: [UInt8]) {
+        self.line = line
+        self.total = total
+        self.kept = kept
     }
 }

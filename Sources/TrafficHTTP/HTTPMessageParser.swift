@@ -315,6 +315,23 @@ final class HTTPMessageParser {
             if lineLength > limits.maxLineBytes { return abandonPartialLine() }
             return .needMore
         }
+        if lineLength == 0, !huntTry, let base = bytes.baseAddress {
+            // The common case: a whole start line in this segment, not hunting. Parsed in place, with no
+            // closure, tuple or kept copy (the line stays readable in `bytes` after the record restarts), and
+            // no `resetLine` (an empty line buffer stays empty). Anything else takes the general path below.
+            let total = lf &+ 1 &- offset
+            var end = lf
+            if end > offset, base.load(fromByteOffset: end &- 1, as: UInt8.self) == HTTPBytes.cr { end &-= 1 }
+            let content = UnsafeRawBufferPointer(start: base + offset, count: end &- offset)
+            if total <= limits.maxLineBytes,
+                let start = HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+            {
+                offset = lf &+ 1
+                beginMessage(consume start, lineBytes: total)
+                if limits.maxKeptHeadBytes > 0 { keepHeadLine(content) }
+                return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
+            }
+        }
         let (parsed, total, empty, kept) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
             let start =
                 overlong
@@ -429,13 +446,15 @@ final class HTTPMessageParser {
         mayResync = true
         lastFieldIsCookie = false
         headKeptInFull = true
-        decoding = .identity
+        // Already identity after every message but a failed one: assigning destroys the old value through
+        // its outlined value witness.
+        if case .identity = decoding {} else { decoding = .identity }
         state = .headers
         if start.isNonstandard { record.flag(.nonstandardStartLine) }
         switch consume start {
         case .request(let method, let target, let version, _):
             record.method = method
-            if version == HTTPStartLine.http09 {
+            if HTTPStartLine.isHTTP09(version) {
                 record.flag(.http09)
                 state = .startLine
             }

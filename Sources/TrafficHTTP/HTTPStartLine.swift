@@ -25,6 +25,20 @@ enum HTTPStartLine {
 
     static let http09 = "HTTP/0.9"
 
+    /// Whether `version` is `http09`, by its bits: a parsed version is `HTTP/1.` and a digit, in some case
+    /// (`versionKind`), so `HTTP/0.9` is only ever this literal, whose 8 bytes are a small string's inline
+    /// bits. `==` compared the bits too, then called the full comparison for every other version.
+    @inline(__always)
+    static func isHTTP09(_ version: String) -> Bool {
+        withUnsafeBytes(of: version) { v in
+            withUnsafeBytes(of: http09) { h in
+                v.loadUnaligned(as: UInt64.self) == h.loadUnaligned(as: UInt64.self)
+                    && v.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        == h.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            }
+        }
+    }
+
     /// What the first bytes of a line, before its end arrives, say about it being a start line.
     enum Sniff { case undecided, viable, rejected }
 

@@ -236,7 +236,8 @@ public struct MessageRecord: Sendable {
     /// destroys the old one (a release per string) for every message, and a stored template to copy from costs
     /// its copies per connection: fields are set where they differ, strings cleared where set. Every stored
     /// property is listed; a test compares each one with a fresh record's.
-    package mutating func restart(time: CaptureTime, host: String, decrypted: Bool) {
+    /// `host` is consumed: moved in, not retained again (the caller's copy was the one retain it needs).
+    package mutating func restart(time: CaptureTime, host: consuming String, decrypted: Bool) {
         index = 0
         self.time = time
         if method != nil { method = nil }

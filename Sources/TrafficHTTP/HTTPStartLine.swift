@@ -72,7 +72,23 @@ enum HTTPStartLine {
         guard let base = line.baseAddress else { return nil }
         let count = line.count
         var i = 0
-        while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
+        // `GET ` and `POST ` (most requests) with one compare each: their method is a literal at once, with no
+        // token loop and no `methodString` lookup.
+        var known: String? = nil
+        if count >= 5 {
+            switch UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)) {
+            case 0x2054_4547:  // "GET "
+                i = 3
+                known = "GET"
+            case 0x5453_4F50 where base.load(fromByteOffset: 4, as: UInt8.self) == HTTPBytes.sp:  // "POST "
+                i = 4
+                known = "POST"
+            default: break
+            }
+        }
+        if known == nil {
+            while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
+        }
         guard i > 0, i <= maxMethodBytes, i < count, line[i] == HTTPBytes.sp else { return nil }
         let method = UnsafeRawBufferPointer(rebasing: line[0..<i])
         while i < count, line[i] == HTTPBytes.sp { i += 1 }
@@ -132,6 +148,15 @@ enum HTTPStartLine {
             }
             j &+= 8
         }
+        if j < targetCount, targetCount >= 8 {
+            // The last bytes as the target's last word, overlapping bytes already looked at: only a flagged word
+            // has its new bytes looked at one by one.
+            if !Self.mayNeedLook(
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: targetStart &+ targetCount &- 8, as: UInt64.self)))
+            {
+                j = targetCount
+            }
+        }
         while j < targetCount {
             guard Self.look(base.load(fromByteOffset: targetStart &+ j, as: UInt8.self), at: j, &question, &fragment)
             else { return nil }
@@ -144,7 +169,7 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: Self.methodString(method), target: splitTarget(target, question: question, fragment: fragment),
+            method: known ?? Self.methodString(method), target: splitTarget(target, question: question, fragment: fragment),
             version: version ?? http09, nonstandard: nonstandard)
     }
 

@@ -125,4 +125,17 @@ enum HTTPBytes {
     }
 
     static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Whether `a` and `b` are the same string value bit for bit (the same storage, or the same small string):
+    /// then they are equal. Different bits say nothing (equal text may be stored twice).
+    @inline(__always)
+    static func sameBits(_ a: String, _ b: String) -> Bool {
+        withUnsafeBytes(of: a) { x in
+            withUnsafeBytes(of: b) { y in
+                x.loadUnaligned(as: UInt64.self) == y.loadUnaligned(as: UInt64.self)
+                    && x.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        == y.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            }
+        }
+    }
 }

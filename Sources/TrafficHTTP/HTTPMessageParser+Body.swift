@@ -19,9 +19,7 @@ extension HTTPMessageParser {
     func beginBody(_ framing: HTTPBodyFraming) -> Bool {
         precondition(inMessage && !headDelivered, "beginBody outside a head: state \(state)")
         headDelivered = true
-        if framing != .none {
-            decoding = HTTPBodyDecoding.forContentEncoding(fields.contentEncodingList, record: &record)
-        }
+        if framing != .none, fields.contentEncodingList != nil { decoding = contentDecoding() }
         switch framing {
         case .none:
             finishMessage(truncated: false)
@@ -36,6 +34,22 @@ extension HTTPMessageParser {
             state = .closeBody
         }
         return false
+    }
+
+    /// The decoding for the head's `Content-Encoding` list (not nil). A keep-alive connection sends the same list
+    /// message after message, made of the same cached `String` (`reused`): its codings are then taken again by
+    /// the string's bits, with no parsing and none of the two arrays the parse and the filter allocate.
+    private func contentDecoding() -> HTTPBodyDecoding {
+        if let known = recentCodingList, let list = fields.contentEncodingList, HTTPBytes.sameBits(known, list) {
+            return .pending(recentCodings)
+        }
+        let made = HTTPBodyDecoding.forContentEncoding(fields.contentEncodingList, record: &record)
+        // Only a list of codings to apply is kept: it flags nothing on the record, so taking it again is exact.
+        if case .pending(let codings) = made {
+            recentCodingList = fields.contentEncodingList
+            recentCodings = codings
+        }
+        return made
     }
 
     /// Consumes body bytes; returns true when the body ended (the message is complete, in `record`).

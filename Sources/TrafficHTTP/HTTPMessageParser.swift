@@ -123,6 +123,9 @@ final class HTTPMessageParser {
     private var recentContentType: String?
     private var recentContentEncoding: String?
     private var recentTransferEncoding: String?
+    /// The last `Content-Encoding` list that had codings to apply, and those codings (`contentDecoding`).
+    var recentCodingList: String?
+    var recentCodings: [ContentCoding] = []
     /// A line of the current head did not fit in `maxKeptHeadBytes`: no later line is kept either, so the
     /// kept head is always a prefix of the head as sent.
     private var headKeptInFull = true
@@ -671,6 +674,10 @@ extension HTTPMessageParser {
         Self.dropLong(&recentContentType)
         Self.dropLong(&recentContentEncoding)
         Self.dropLong(&recentTransferEncoding)
+        if let list = recentCodingList, list.utf8.count > Self.keptRecentBytes {
+            recentCodingList = nil
+            recentCodings = []
+        }
     }
 
     /// Makes this retired parser as a new one for a connection with this identity (`init`'s template record):

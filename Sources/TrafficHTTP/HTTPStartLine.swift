@@ -29,15 +29,7 @@ enum HTTPStartLine {
     /// (`versionKind`), so `HTTP/0.9` is only ever this literal, whose 8 bytes are a small string's inline
     /// bits. `==` compared the bits too, then called the full comparison for every other version.
     @inline(__always)
-    static func isHTTP09(_ version: String) -> Bool {
-        withUnsafeBytes(of: version) { v in
-            withUnsafeBytes(of: http09) { h in
-                v.loadUnaligned(as: UInt64.self) == h.loadUnaligned(as: UInt64.self)
-                    && v.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                        == h.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            }
-        }
-    }
+    static func isHTTP09(_ version: String) -> Bool { HTTPBytes.sameBits(version, http09) }
 
     /// What the first bytes of a line, before its end arrives, say about it being a start line.
     enum Sniff { case undecided, viable, rejected }

@@ -53,6 +53,48 @@ import TrafficWire
         FixtureRunner.check(Self.fixture)
     }
 
+    /// A response's `Content-Encoding` list repeated by the same cached string takes its codings again
+    /// (`contentDecoding`); an unknown coding is parsed and flagged every time; another list is parsed anew.
+    @Test func repeatedCodingListsDecodeAlike() {
+        // gzip of "hello" (25 bytes) and of "hello world" (31 bytes).
+        let hello: [UInt8] = [
+            31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 203, 72, 205, 201, 201, 7, 0, 134, 166, 16, 54, 5, 0, 0, 0,
+        ]
+        let helloWorld: [UInt8] = [
+            31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 203, 72, 205, 201, 201, 87, 40, 207, 47, 202, 73, 1, 0, 133, 17, 74,
+            13, 11, 0, 0, 0,
+        ]
+        func gzipResponse(_ body: [UInt8]) -> StreamEvent {
+            // line 17; "Content-Encoding: gzip\r\n" 24 + "Content-Length: 25\r\n" 20 + 2 = header 46
+            .data(
+                .serverToClient,
+                Array("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        }
+        // line 17; "Content-Encoding: br2\r\n" 23 + "Content-Length: 3\r\n" 19 + 2 = header 44; body 3
+        let unknown = StreamEvent.s("HTTP/1.1 200 OK\r\nContent-Encoding: br2\r\nContent-Length: 3\r\n\r\nabc")
+        let request = { (n: Int) in StreamEvent.c("GET /\(n) HTTP/1.1\r\nHost: h\r\n\r\n") }  // line 17, header 11
+        let bodies = [hello, helloWorld, nil, nil, hello]
+        var events: [StreamEvent] = []
+        var expected: [RecordSnapshot] = []
+        for (i, body) in bodies.enumerated() {
+            events.append(request(i + 1))
+            events.append(body.map(gzipResponse) ?? unknown)
+            expected.append(RecordSnapshot(.request, i + 1, at: 2 * i, path: "/\(i + 1)", line: 17, header: 11))
+            if let body {
+                expected.append(
+                    RecordSnapshot(
+                        .response, i + 1, at: 2 * i + 1, status: 200, path: "/\(i + 1)", line: 17, header: 46,
+                        body: body.count, decoded: .some(body == hello ? 5 : 11), contentEncoding: "gzip"))
+            } else {
+                expected.append(
+                    RecordSnapshot(
+                        .response, i + 1, at: 2 * i + 1, status: 200, path: "/\(i + 1)", line: 17, header: 44,
+                        body: 3, decoded: .some(nil), contentEncoding: "br2", flags: ["unknown_encoding"]))
+            }
+        }
+        FixtureRunner.check(HTTPFixture("repeated coding lists", events, expected))
+    }
+
     /// The kept head (HAR) of each record, with the data cut at `cuts`.
     private static func heads(cuts: [Int]) -> [[UInt8]] {
         let info = TCPConnectionInfo(

@@ -18,7 +18,7 @@ enum HTTPBytes {
     @inline(__always)
     static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
         guard start < bytes.count, let base = bytes.baseAddress else { return nil }
-        guard let hit = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        guard let hit = memchr(base + start, Int32(byte), bytes.count &- start) else { return nil }  // start < count
         return UnsafeRawPointer(hit) - base
     }
 

@@ -571,7 +571,7 @@ final class HTTPMessageParser {
             }
             return false
         }
-        fields.fieldCount += 1
+        fields.fieldCount &+= 1  // at most one per line: never near overflow
         guard let colon = HTTPBytes.firstColon(in: content, readable: readable), colon > 0 else {
             record.flag(.malformedHeader)
             lastFieldIsCookie = false

@@ -437,7 +437,11 @@ final class HTTPMessageParser {
     /// `start` is consumed: its strings move into the record and the fields (a start line left to destroy
     /// afterwards went through generic value witnesses, ~150 instructions a message).
     private func beginMessage(_ start: consuming HTTPStartLine, lineBytes: Int) {
-        if !recordIsFresh { restartRecord() }
+        if !recordIsFresh {
+            // The version, and a request's method, are assigned below.
+            if recordHeld { evictHeldRecord() }
+            record.restartForStartLine(time: startTime, host: defaultHost, decrypted: decrypted, keepingMethod: isRequest)
+        }
         recordIsFresh = false
         record.time = lineTime
         record.streamOffset = lineStart

@@ -169,6 +169,20 @@ struct HTTPUnitTests {
     for ((label, before), (_, original)) in zip(fields(used), fields(template)) where !identity.contains(label) {
         #expect(before != original, "the test leaves \(label) as in the template: set it above")
     }
+    // `restartForStartLine` leaves the version, and with `keepingMethod` the method, for the caller to assign:
+    // once assigned, the record is the fresh one too.
+    for keepingMethod in [false, true] {
+        var started = used
+        started.restartForStartLine(
+            time: template.time, host: template.host, decrypted: template.decrypted, keepingMethod: keepingMethod)
+        #expect(started.version == used.version)
+        #expect(started.method == (keepingMethod ? used.method : nil))
+        started.version = template.version
+        if keepingMethod { started.method = template.method }
+        for ((label, after), (_, original)) in zip(fields(started), fields(template)) {
+            #expect(after == original, "\(label) after restartForStartLine, keepingMethod \(keepingMethod)")
+        }
+    }
     used.restart(time: template.time, host: template.host, decrypted: template.decrypted)
     for ((label, after), (_, original)) in zip(fields(used), fields(template)) {
         #expect(after == original, "\(label) after restart")

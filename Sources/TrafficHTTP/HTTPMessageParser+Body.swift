@@ -57,10 +57,11 @@ extension HTTPMessageParser {
         switch state {
         case .fixedBody:
             // O(1) per segment unless a content coding needs the bytes.
-            let n = min(remaining, bytes.count - offset)
-            takeData(bytes, offset..<(offset + n))
-            offset += n
-            remaining -= n
+            // Byte counts within the buffer and the stated length: no overflow checks needed.
+            let n = min(remaining, bytes.count &- offset)
+            takeData(bytes, offset..<(offset &+ n))
+            offset &+= n
+            remaining &-= n
             guard remaining == 0 else { return false }
             finishMessage(truncated: false)
             return true
@@ -72,13 +73,13 @@ extension HTTPMessageParser {
             let start = offset
             switch chunked.consume(bytes, from: offset) {
             case .framing(let end):
-                record.bodyBytes += end - start
+                record.bodyBytes &+= end &- start
                 offset = end
             case .data(let end):
                 takeData(bytes, start..<end)
                 offset = end
             case .done(let end):
-                record.bodyBytes += end - start
+                record.bodyBytes &+= end &- start
                 offset = end
                 finishMessage(truncated: false)
                 return true
@@ -101,8 +102,9 @@ extension HTTPMessageParser {
 
     /// Body data (after de-chunking): counted, and fed to the decoder when a content coding needs it.
     private func takeData(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
-        record.bodyBytes += range.count
-        record.encodedBodyBytes += range.count
+        // Sums of received byte counts: bounded by the stream, never near overflow.
+        record.bodyBytes &+= range.count
+        record.encodedBodyBytes &+= range.count
         guard !range.isEmpty else { return }
         if isRequest, limits.maxKeptRequestBodyBytes > 0 {
             record.keepBody(UnsafeRawBufferPointer(rebasing: bytes[range]), limit: limits.maxKeptRequestBodyBytes)

@@ -584,7 +584,7 @@ final class HTTPMessageParser {
         }
         let name = HTTPHeadFields.Name.classify(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
         lastFieldIsCookie = name == .cookie
-        if lastFieldIsCookie { record.cookieBytes += total }
+        if lastFieldIsCookie { record.cookieBytes &+= total }
         if fields.fieldCount > limits.maxHeaderFields { record.flag(.headerLimit) }
         guard name != .other, name != .cookie, !overlong, fields.fieldCount <= limits.maxHeaderFields else {
             fields.lastName = nil

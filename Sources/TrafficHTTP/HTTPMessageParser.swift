@@ -321,19 +321,22 @@ final class HTTPMessageParser {
         if lineLength == 0, !huntTry, let base = bytes.baseAddress {
             // The common case: a whole start line in this segment, not hunting. Parsed in place, with no
             // closure, tuple or kept copy (the line stays readable in `bytes` after the record restarts), and
-            // no `resetLine` (an empty line buffer stays empty). Anything else takes the general path below.
+            // no `resetLine` (an empty line buffer stays empty). A line in the buffer, or while hunting, takes
+            // the general path below.
             let total = lf &+ 1 &- offset
             var end = lf
             if end > offset, base.load(fromByteOffset: end &- 1, as: UInt8.self) == HTTPBytes.cr { end &-= 1 }
             let content = UnsafeRawBufferPointer(start: base + offset, count: end &- offset)
-            if total <= limits.maxLineBytes,
+            offset = lf &+ 1
+            guard total <= limits.maxLineBytes,
                 let start = HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
-            {
-                offset = lf &+ 1
-                beginMessage(consume start, lineBytes: total)
-                if limits.maxKeptHeadBytes > 0 { keepHeadLine(content) }
-                return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
+            else {
+                if isRequest, !sawHTTP, HTTPBytes.isHTTP2Preface(content, from: 0) { sawHTTP2Preface = true }
+                return noStartLine(total: total, empty: content.isEmpty, time: time)
             }
+            beginMessage(consume start, lineBytes: total)
+            if limits.maxKeptHeadBytes > 0 { keepHeadLine(content) }
+            return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
         }
         let (parsed, total, empty, kept) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
             let start =
@@ -346,18 +349,7 @@ final class HTTPMessageParser {
         }
         offset = lf + 1
         resetLine()
-        guard let parsed, !huntTry || huntMayEnd else {
-            // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
-            counts.nonHTTPBytes += total
-            if huntTry {
-                // Still hunting: the next line is tried too.
-                huntedBytes += total
-                huntLastTime = time
-            } else if !empty, !mayResync {
-                startHunting(total, inLine: false)
-            }
-            return .needMore
-        }
+        guard let parsed, !huntTry || huntMayEnd else { return noStartLine(total: total, empty: empty, time: time) }
         if huntTry {
             huntTry = false
             heldStart = HeldStartLine(line: parsed, total: total, kept: kept)
@@ -367,6 +359,20 @@ final class HTTPMessageParser {
         beginMessage(consume parsed, lineBytes: total)
         if !kept.isEmpty { kept.withUnsafeBytes { keepHeadLine($0) } }
         return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
+    }
+
+    /// A complete line of `total` bytes where a start line was expected is none (or may not end hunting yet).
+    private func noStartLine(total: Int, empty: Bool, time: CaptureTime) -> Event {
+        // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
+        counts.nonHTTPBytes += total
+        if huntTry {
+            // Still hunting: the next line is tried too.
+            huntedBytes += total
+            huntLastTime = time
+        } else if !empty, !mayResync {
+            startHunting(total, inLine: false)
+        }
+        return .needMore
     }
 
     /// A partial line that cannot be a start line: its bytes are not HTTP; skip to the next line.

@@ -66,19 +66,20 @@ enum HTTPStartLine {
         var i = 0
         // `GET ` and `POST ` (most requests) with one compare each: their method is a literal at once, with no
         // token loop and no `methodString` lookup.
-        var known: String? = nil
+        // (A flag, not an optional literal, which cost a release per request; the method's length tells which.)
+        var known = false
         if count >= 5 {
             switch UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)) {
             case 0x2054_4547:  // "GET "
                 i = 3
-                known = "GET"
+                known = true
             case 0x5453_4F50 where base.load(fromByteOffset: 4, as: UInt8.self) == HTTPBytes.sp:  // "POST "
                 i = 4
-                known = "POST"
+                known = true
             default: break
             }
         }
-        if known == nil {
+        if !known {
             while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
         }
         guard i > 0, i <= maxMethodBytes, i < count, line[i] == HTTPBytes.sp else { return nil }
@@ -161,8 +162,9 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: known ?? Self.methodString(method), target: splitTarget(target, question: question, fragment: fragment),
-            version: version ?? http09, nonstandard: nonstandard)
+            method: known ? (method.count == 3 ? "GET" : "POST") : Self.methodString(method),
+            target: splitTarget(target, question: question, fragment: fragment), version: version ?? http09,
+            nonstandard: nonstandard)
     }
 
     /// Whether the 8 bytes of `word` may hold a control character, DEL, `?` or `#` (SWAR: a byte below 0x20

@@ -94,8 +94,11 @@ struct HTTPHeadFields {
 
     /// Empties the fields in place for the next message. Assigning `HTTPHeadFields()` destroys all nine
     /// optional strings through their type's value witnesses (~290 instructions a message); most are nil.
-    mutating func clear() {
-        if target != nil { target = nil }
+    ///
+    /// `keepingTarget`: the caller assigns `target` right after (a request's start line), which then releases
+    /// the old one: clearing it first cost a second outlined destruction, of the nil.
+    mutating func clear(keepingTarget: Bool = false) {
+        if !keepingTarget, target != nil { target = nil }
         if host != nil { host = nil }
         if normalizedHost != nil { normalizedHost = nil }
         if contentType != nil { contentType = nil }

@@ -452,7 +452,7 @@ final class HTTPMessageParser {
         record.time = lineTime
         record.streamOffset = lineStart
         record.lineBytes = lineBytes
-        fields.clear()
+        fields.clear(keepingTarget: isRequest)  // a request's target is assigned below
         inMessage = true
         headDelivered = false
         sawHTTP = true

@@ -210,6 +210,14 @@ struct HTTPUnitTests {
     for ((label, set), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
         #expect(set != empty, "the test leaves \(label) empty: set it above")
     }
+    // `keepingTarget` leaves the target for the caller's assignment and empties everything else.
+    var kept = fields
+    kept.clear(keepingTarget: true)
+    #expect(kept.target == fields.target)
+    kept.target = nil
+    for ((label, after), (_, empty)) in zip(values(kept), values(HTTPHeadFields())) {
+        #expect(after == empty, "\(label) after clear(keepingTarget:)")
+    }
     fields.clear()
     for ((label, after), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
         #expect(after == empty, "\(label) after clear")

@@ -25,10 +25,10 @@ struct ChunkedBodyParser {
     /// Consumes from `bytes[start...]` (non-empty) up to the next change between framing and data.
     mutating func consume(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Step {
         if state == .data {
-            let n = min(dataRemaining, bytes.count - start)
-            dataRemaining -= n
+            let n = min(dataRemaining, bytes.count &- start)
+            dataRemaining &-= n  // n ≤ dataRemaining, and start + n ≤ bytes.count
             if dataRemaining == 0 { state = .dataCR }
-            return .data(end: start + n)
+            return .data(end: start &+ n)
         }
         var i = start
         while i < bytes.count {

@@ -94,8 +94,11 @@ struct HTTPHeadFields {
 
     /// Empties the fields in place for the next message. Assigning `HTTPHeadFields()` destroys all nine
     /// optional strings through their type's value witnesses (~290 instructions a message); most are nil.
-    mutating func clear() {
-        if target != nil { target = nil }
+    ///
+    /// `keepingTarget`: the caller assigns `target` right after (a request's start line), which then releases
+    /// the old one: clearing it first cost a second outlined destruction, of the nil.
+    mutating func clear(keepingTarget: Bool = false) {
+        if !keepingTarget, target != nil { target = nil }
         if host != nil { host = nil }
         if normalizedHost != nil { normalizedHost = nil }
         if contentType != nil { contentType = nil }
@@ -114,7 +117,8 @@ struct HTTPHeadFields {
 
     /// Stores the first `Host` line's value with its normalised form (`HTTPTarget.normalizedHost`, nil for
     /// an empty value); a later `Host` line is ignored, as by `store`.
-    mutating func storeHost(_ value: String, normalized: String?) {
+    /// The values are consumed: moved in, not retained again (the caller's were the retains they need).
+    mutating func storeHost(_ value: consuming String, normalized: consuming String?) {
         lastName = .host
         lastWasFirst = false
         guard host == nil else { return }
@@ -158,8 +162,9 @@ struct HTTPHeadFields {
         contentLengthDigits = 0
     }
 
-    /// Stores the value of a field line whose name was classified as `name`.
-    mutating func store(_ name: Name, value: String) {
+    /// Stores the value of a field line whose name was classified as `name`. `value` is consumed: moved into
+    /// its field, not retained again and released by the caller.
+    mutating func store(_ name: Name, value: consuming String) {
         lastName = name
         lastWasFirst = false
         switch name {

@@ -19,9 +19,7 @@ extension HTTPMessageParser {
     func beginBody(_ framing: HTTPBodyFraming) -> Bool {
         precondition(inMessage && !headDelivered, "beginBody outside a head: state \(state)")
         headDelivered = true
-        if framing != .none {
-            decoding = HTTPBodyDecoding.forContentEncoding(fields.contentEncodingList, record: &record)
-        }
+        if framing != .none, fields.contentEncodingList != nil { decoding = contentDecoding() }
         switch framing {
         case .none:
             finishMessage(truncated: false)
@@ -38,15 +36,32 @@ extension HTTPMessageParser {
         return false
     }
 
+    /// The decoding for the head's `Content-Encoding` list (not nil). A keep-alive connection sends the same list
+    /// message after message, made of the same cached `String` (`reused`): its codings are then taken again by
+    /// the string's bits, with no parsing and none of the two arrays the parse and the filter allocate.
+    private func contentDecoding() -> HTTPBodyDecoding {
+        if let known = recentCodingList, let list = fields.contentEncodingList, HTTPBytes.sameBits(known, list) {
+            return .pending(recentCodings)
+        }
+        let made = HTTPBodyDecoding.forContentEncoding(fields.contentEncodingList, record: &record)
+        // Only a list of codings to apply is kept: it flags nothing on the record, so taking it again is exact.
+        if case .pending(let codings) = made {
+            recentCodingList = fields.contentEncodingList
+            recentCodings = codings
+        }
+        return made
+    }
+
     /// Consumes body bytes; returns true when the body ended (the message is complete, in `record`).
     func bodyStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
         switch state {
         case .fixedBody:
             // O(1) per segment unless a content coding needs the bytes.
-            let n = min(remaining, bytes.count - offset)
-            takeData(bytes, offset..<(offset + n))
-            offset += n
-            remaining -= n
+            // Byte counts within the buffer and the stated length: no overflow checks needed.
+            let n = min(remaining, bytes.count &- offset)
+            takeData(bytes, offset..<(offset &+ n))
+            offset &+= n
+            remaining &-= n
             guard remaining == 0 else { return false }
             finishMessage(truncated: false)
             return true
@@ -58,13 +73,13 @@ extension HTTPMessageParser {
             let start = offset
             switch chunked.consume(bytes, from: offset) {
             case .framing(let end):
-                record.bodyBytes += end - start
+                record.bodyBytes &+= end &- start
                 offset = end
             case .data(let end):
                 takeData(bytes, start..<end)
                 offset = end
             case .done(let end):
-                record.bodyBytes += end - start
+                record.bodyBytes &+= end &- start
                 offset = end
                 finishMessage(truncated: false)
                 return true
@@ -87,8 +102,9 @@ extension HTTPMessageParser {
 
     /// Body data (after de-chunking): counted, and fed to the decoder when a content coding needs it.
     private func takeData(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
-        record.bodyBytes += range.count
-        record.encodedBodyBytes += range.count
+        // Sums of received byte counts: bounded by the stream, never near overflow.
+        record.bodyBytes &+= range.count
+        record.encodedBodyBytes &+= range.count
         guard !range.isEmpty else { return }
         if isRequest, limits.maxKeptRequestBodyBytes > 0 {
             record.keepBody(UnsafeRawBufferPointer(rebasing: bytes[range]), limit: limits.maxKeptRequestBodyBytes)

@@ -85,8 +85,9 @@ final class HTTPMessageParser {
     /// Set by the connection parser before each `parse`: whether a start line may end hunting now (the
     /// other direction says a message is due; see `HTTPConnectionParser`).
     var huntMayEnd = false
-    /// The start line that ended hunting, begun on the next `parse` (after `.midMessage`).
-    private var heldStart: (line: HTTPStartLine, total: Int, kept: [UInt8])?
+    /// The start line that ended hunting, begun on the next `parse` (after `.midMessage`). Boxed: `parse`
+    /// tests it on every call, and an optional 96-byte tuple was copied out twice to be tested.
+    private var heldStart: HeldStartLine?
 
     // The line being assembled across `receive` calls: kept bytes (at most maxLineBytes) and full length.
     private var line: [UInt8] = []
@@ -122,6 +123,9 @@ final class HTTPMessageParser {
     private var recentContentType: String?
     private var recentContentEncoding: String?
     private var recentTransferEncoding: String?
+    /// The last `Content-Encoding` list that had codings to apply, and those codings (`contentDecoding`).
+    var recentCodingList: String?
+    var recentCodings: [ContentCoding] = []
     /// A line of the current head did not fit in `maxKeptHeadBytes`: no later line is kept either, so the
     /// kept head is always a prefix of the head as sent.
     private var headKeptInFull = true
@@ -191,12 +195,7 @@ final class HTTPMessageParser {
 
     /// Parses from `bytes[offset...]`, advancing `offset`, until input runs out or an event needs the caller.
     func parse(_ bytes: UnsafeRawBufferPointer, from offset: inout Int, time: CaptureTime) -> Event {
-        if let held = heldStart {
-            heldStart = nil
-            beginMessage(held.line, lineBytes: held.total)
-            if !held.kept.isEmpty { held.kept.withUnsafeBytes { keepHeadLine($0) } }
-            if state == .startLine { return .head }  // HTTP/0.9
-        }
+        if heldStart != nil, beginHeldStart() { return .head }  // HTTP/0.9
         while offset < bytes.count {
             switch state {
             case .startLine:
@@ -242,6 +241,16 @@ final class HTTPMessageParser {
             }
         }
         return .needMore
+    }
+
+    /// Begins the message of the start line that ended hunting; true when it is an HTTP/0.9 request (its
+    /// head is complete).
+    private func beginHeldStart() -> Bool {
+        guard let held = heldStart else { return false }
+        heldStart = nil
+        beginMessage(held.line, lineBytes: held.total)
+        if !held.kept.isEmpty { held.kept.withUnsafeBytes { keepHeadLine($0) } }
+        return state == .startLine
     }
 
     // MARK: Lines
@@ -309,6 +318,26 @@ final class HTTPMessageParser {
             if lineLength > limits.maxLineBytes { return abandonPartialLine() }
             return .needMore
         }
+        if lineLength == 0, !huntTry, let base = bytes.baseAddress {
+            // The common case: a whole start line in this segment, not hunting. Parsed in place, with no
+            // closure, tuple or kept copy (the line stays readable in `bytes` after the record restarts), and
+            // no `resetLine` (an empty line buffer stays empty). A line in the buffer, or while hunting, takes
+            // the general path below.
+            let total = lf &+ 1 &- offset
+            var end = lf
+            if end > offset, base.load(fromByteOffset: end &- 1, as: UInt8.self) == HTTPBytes.cr { end &-= 1 }
+            let content = UnsafeRawBufferPointer(start: base + offset, count: end &- offset)
+            offset = lf &+ 1
+            guard total <= limits.maxLineBytes,
+                let start = HTTPStartLine.parse(content, request: isRequest, maxMethodBytes: limits.maxMethodBytes)
+            else {
+                if isRequest, !sawHTTP, HTTPBytes.isHTTP2Preface(content, from: 0) { sawHTTP2Preface = true }
+                return noStartLine(total: total, empty: content.isEmpty, time: time)
+            }
+            beginMessage(consume start, lineBytes: total)
+            if limits.maxKeptHeadBytes > 0 { keepHeadLine(content) }
+            return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
+        }
         let (parsed, total, empty, kept) = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
             let start =
                 overlong
@@ -320,27 +349,30 @@ final class HTTPMessageParser {
         }
         offset = lf + 1
         resetLine()
-        guard let parsed, !huntTry || huntMayEnd else {
-            // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
-            counts.nonHTTPBytes += total
-            if huntTry {
-                // Still hunting: the next line is tried too.
-                huntedBytes += total
-                huntLastTime = time
-            } else if !empty, !mayResync {
-                startHunting(total, inLine: false)
-            }
-            return .needMore
-        }
+        guard let parsed, !huntTry || huntMayEnd else { return noStartLine(total: total, empty: empty, time: time) }
         if huntTry {
             huntTry = false
-            heldStart = (parsed, total, kept)
+            heldStart = HeldStartLine(line: parsed, total: total, kept: kept)
             takeMidMessageRecord()
             return .midMessage
         }
         beginMessage(consume parsed, lineBytes: total)
         if !kept.isEmpty { kept.withUnsafeBytes { keepHeadLine($0) } }
         return state == .startLine ? .head : .needMore  // HTTP/0.9: no header section
+    }
+
+    /// A complete line of `total` bytes where a start line was expected is none (or may not end hunting yet).
+    private func noStartLine(total: Int, empty: Bool, time: CaptureTime) -> Event {
+        // RFC 9112 §2.2: empty lines before a start line are ignored; they belong to no message.
+        counts.nonHTTPBytes += total
+        if huntTry {
+            // Still hunting: the next line is tried too.
+            huntedBytes += total
+            huntLastTime = time
+        } else if !empty, !mayResync {
+            startHunting(total, inLine: false)
+        }
+        return .needMore
     }
 
     /// A partial line that cannot be a start line: its bytes are not HTTP; skip to the next line.
@@ -411,25 +443,31 @@ final class HTTPMessageParser {
     /// `start` is consumed: its strings move into the record and the fields (a start line left to destroy
     /// afterwards went through generic value witnesses, ~150 instructions a message).
     private func beginMessage(_ start: consuming HTTPStartLine, lineBytes: Int) {
-        if !recordIsFresh { restartRecord() }
+        if !recordIsFresh {
+            // The version, and a request's method, are assigned below.
+            if recordHeld { evictHeldRecord() }
+            record.restartForStartLine(time: startTime, host: defaultHost, decrypted: decrypted, keepingMethod: isRequest)
+        }
         recordIsFresh = false
         record.time = lineTime
         record.streamOffset = lineStart
         record.lineBytes = lineBytes
-        fields.clear()
+        fields.clear(keepingTarget: isRequest)  // a request's target is assigned below
         inMessage = true
         headDelivered = false
         sawHTTP = true
         mayResync = true
         lastFieldIsCookie = false
         headKeptInFull = true
-        decoding = .identity
+        // Already identity after every message but a failed one: assigning destroys the old value through
+        // its outlined value witness.
+        if case .identity = decoding {} else { decoding = .identity }
         state = .headers
         if start.isNonstandard { record.flag(.nonstandardStartLine) }
         switch consume start {
         case .request(let method, let target, let version, _):
             record.method = method
-            if version == HTTPStartLine.http09 {
+            if HTTPStartLine.isHTTP09(version) {
                 record.flag(.http09)
                 state = .startLine
             }
@@ -463,31 +501,46 @@ final class HTTPMessageParser {
 
     /// Returns true at the empty line that ends the head.
     private func headersStep(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> Bool {
-        while offset < bytes.count {
+        if lineLength > 0 {
+            // A line begun in an earlier segment: completed from the line buffer.
             guard let lf = HTTPBytes.firstLF(in: bytes, from: offset) else {
                 appendToLine(bytes, offset..<bytes.count)
                 offset = bytes.count
                 return false
             }
-            let ended: Bool
-            if lineLength == 0 {
-                // The common case, `withCompleteLine`'s first: the whole line is in this segment. Spelled out
-                // here, as the closure around the inlined `fieldLine` retained and released `self` per line.
-                let total = lf &+ 1 &- offset
-                var end = lf
-                if end > offset, bytes[end - 1] == HTTPBytes.cr { end -= 1 }
-                ended = fieldLine(
-                    UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), total: total,
-                    overlong: total > limits.maxLineBytes)
-            } else {
-                ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
-                    fieldLine(content, total: total, overlong: overlong)
-                }
+            let ended = withCompleteLine(bytes, from: offset, lf: lf) { content, total, overlong in
+                fieldLine(content, total: total, overlong: overlong, readable: content.count)
             }
             offset = lf + 1
             resetLine()
             if ended { return true }
         }
+        // From here every line starts in this segment with the line buffer empty (`lineLength` 0, and
+        // `lineSniffed` is only ever set before a start line), so a complete line needs no `resetLine`;
+        // the position is kept in a local and stored once.
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        let maxLineBytes = limits.maxLineBytes
+        var at = offset
+        while at < count {
+            guard let lf = HTTPBytes.firstLF(in: bytes, from: at) else {
+                appendToLine(bytes, at..<count)
+                offset = count
+                return false
+            }
+            let total = lf &+ 1 &- at
+            var end = lf
+            if end > at, base.load(fromByteOffset: end &- 1, as: UInt8.self) == HTTPBytes.cr { end &-= 1 }
+            let ended = fieldLine(
+                UnsafeRawBufferPointer(start: base + at, count: end &- at), total: total,
+                overlong: total > maxLineBytes, readable: count &- at)
+            at = lf &+ 1
+            if ended {
+                offset = at
+                return true
+            }
+        }
+        offset = at
         return false
     }
 
@@ -504,9 +557,11 @@ final class HTTPMessageParser {
 
     /// Accounts one complete field line; returns true for the empty line ending the head. Inlined into
     /// `headersStep` (its only caller): a call per field line was a tenth of its cost.
+    /// `readable`: the bytes that may be read from `content`'s start (at least `content.count`), for the colon
+    /// search.
     @inline(__always)
-    private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool) -> Bool {
-        record.headerBytes += total
+    private func fieldLine(_ content: UnsafeRawBufferPointer, total: Int, overlong: Bool, readable: Int) -> Bool {
+        record.headerBytes &+= total
         if content.isEmpty { return true }
         if limits.maxKeptHeadBytes > 0 {
             // An overlong line arrives as a prefix: it and every later line are left out, as past the limit.
@@ -526,8 +581,8 @@ final class HTTPMessageParser {
             }
             return false
         }
-        fields.fieldCount += 1
-        guard let colon = HTTPBytes.firstColon(in: content), colon > 0 else {
+        fields.fieldCount &+= 1  // at most one per line: never near overflow
+        guard let colon = HTTPBytes.firstColon(in: content, readable: readable), colon > 0 else {
             record.flag(.malformedHeader)
             lastFieldIsCookie = false
             fields.lastName = nil
@@ -535,7 +590,7 @@ final class HTTPMessageParser {
         }
         let name = HTTPHeadFields.Name.classify(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
         lastFieldIsCookie = name == .cookie
-        if lastFieldIsCookie { record.cookieBytes += total }
+        if lastFieldIsCookie { record.cookieBytes &+= total }
         if fields.fieldCount > limits.maxHeaderFields { record.flag(.headerLimit) }
         guard name != .other, name != .cookie, !overlong, fields.fieldCount <= limits.maxHeaderFields else {
             fields.lastName = nil
@@ -629,6 +684,10 @@ extension HTTPMessageParser {
         Self.dropLong(&recentContentType)
         Self.dropLong(&recentContentEncoding)
         Self.dropLong(&recentTransferEncoding)
+        if let list = recentCodingList, list.utf8.count > Self.keptRecentBytes {
+            recentCodingList = nil
+            recentCodings = []
+        }
     }
 
     /// Makes this retired parser as a new one for a connection with this identity (`init`'s template record):
@@ -679,5 +738,18 @@ extension HTTPMessageParser {
 
     private static func dropLong(_ value: inout String?) {
         if let text = value, text.utf8.count > keptRecentBytes { value = nil }
+    }
+}
+
+/// A start line that ended hunting, kept for the next `parse` (rare: once per direction at most).
+private final class HeldStartLine {
+    let line: HTTPStartLine
+    let total: Int
+    let kept: [UInt8]
+
+    init(line: HTTPStartLine, total: Int, kept: [UInt8]) {
+        self.line = line
+        self.total = total
+        self.kept = kept
     }
 }

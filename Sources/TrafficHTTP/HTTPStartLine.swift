@@ -25,6 +25,12 @@ enum HTTPStartLine {
 
     static let http09 = "HTTP/0.9"
 
+    /// Whether `version` is `http09`, by its bits: a parsed version is `HTTP/1.` and a digit, in some case
+    /// (`versionKind`), so `HTTP/0.9` is only ever this literal, whose 8 bytes are a small string's inline
+    /// bits. `==` compared the bits too, then called the full comparison for every other version.
+    @inline(__always)
+    static func isHTTP09(_ version: String) -> Bool { HTTPBytes.sameBits(version, http09) }
+
     /// What the first bytes of a line, before its end arrives, say about it being a start line.
     enum Sniff { case undecided, viable, rejected }
 
@@ -58,7 +64,24 @@ enum HTTPStartLine {
         guard let base = line.baseAddress else { return nil }
         let count = line.count
         var i = 0
-        while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
+        // `GET ` and `POST ` (most requests) with one compare each: their method is a literal at once, with no
+        // token loop and no `methodString` lookup.
+        // (A flag, not an optional literal, which cost a release per request; the method's length tells which.)
+        var known = false
+        if count >= 5 {
+            switch UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)) {
+            case 0x2054_4547:  // "GET "
+                i = 3
+                known = true
+            case 0x5453_4F50 where base.load(fromByteOffset: 4, as: UInt8.self) == HTTPBytes.sp:  // "POST "
+                i = 4
+                known = true
+            default: break
+            }
+        }
+        if !known {
+            while i < count, HTTPBytes.isTokenChar(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
+        }
         guard i > 0, i <= maxMethodBytes, i < count, line[i] == HTTPBytes.sp else { return nil }
         let method = UnsafeRawBufferPointer(rebasing: line[0..<i])
         while i < count, line[i] == HTTPBytes.sp { i += 1 }
@@ -118,6 +141,15 @@ enum HTTPStartLine {
             }
             j &+= 8
         }
+        if j < targetCount, targetCount >= 8 {
+            // The last bytes as the target's last word, overlapping bytes already looked at: only a flagged word
+            // has its new bytes looked at one by one.
+            if !Self.mayNeedLook(
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: targetStart &+ targetCount &- 8, as: UInt64.self)))
+            {
+                j = targetCount
+            }
+        }
         while j < targetCount {
             guard Self.look(base.load(fromByteOffset: targetStart &+ j, as: UInt8.self), at: j, &question, &fragment)
             else { return nil }
@@ -130,8 +162,9 @@ enum HTTPStartLine {
             else { return nil }
         }
         return .request(
-            method: Self.methodString(method), target: splitTarget(target, question: question, fragment: fragment),
-            version: version ?? http09, nonstandard: nonstandard)
+            method: known ? (method.count == 3 ? "GET" : "POST") : Self.methodString(method),
+            target: splitTarget(target, question: question, fragment: fragment), version: version ?? http09,
+            nonstandard: nonstandard)
     }
 
     /// Whether the 8 bytes of `word` may hold a control character, DEL, `?` or `#` (SWAR: a byte below 0x20

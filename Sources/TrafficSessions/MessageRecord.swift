@@ -236,12 +236,27 @@ public struct MessageRecord: Sendable {
     /// destroys the old one (a release per string) for every message, and a stored template to copy from costs
     /// its copies per connection: fields are set where they differ, strings cleared where set. Every stored
     /// property is listed; a test compares each one with a fresh record's.
-    package mutating func restart(time: CaptureTime, host: String, decrypted: Bool) {
+    /// `host` is consumed: moved in, not retained again (the caller's copy was the one retain it needs).
+    package mutating func restart(time: CaptureTime, host: consuming String, decrypted: Bool) {
+        restart(time: time, host: host, decrypted: decrypted, keepingVersion: false, keepingMethod: false)
+    }
+
+    /// `restart` for a caller that assigns `version`, and with `keepingMethod` `method`, right after: those are
+    /// left for its assignment to replace. Clearing them first cost a release each that the assignment then
+    /// made again on nil.
+    package mutating func restartForStartLine(time: CaptureTime, host: consuming String, decrypted: Bool, keepingMethod: Bool) {
+        restart(time: time, host: host, decrypted: decrypted, keepingVersion: true, keepingMethod: keepingMethod)
+    }
+
+    @inline(__always)
+    private mutating func restart(
+        time: CaptureTime, host: consuming String, decrypted: Bool, keepingVersion: Bool, keepingMethod: Bool
+    ) {
         index = 0
         self.time = time
-        if method != nil { method = nil }
+        if !keepingMethod, method != nil { method = nil }
         status = nil
-        if version != nil { version = nil }
+        if !keepingVersion, version != nil { version = nil }
         streamID = nil
         self.host = host
         path = ""

@@ -169,6 +169,20 @@ struct HTTPUnitTests {
     for ((label, before), (_, original)) in zip(fields(used), fields(template)) where !identity.contains(label) {
         #expect(before != original, "the test leaves \(label) as in the template: set it above")
     }
+    // `restartForStartLine` leaves the version, and with `keepingMethod` the method, for the caller to assign:
+    // once assigned, the record is the fresh one too.
+    for keepingMethod in [false, true] {
+        var started = used
+        started.restartForStartLine(
+            time: template.time, host: template.host, decrypted: template.decrypted, keepingMethod: keepingMethod)
+        #expect(started.version == used.version)
+        #expect(started.method == (keepingMethod ? used.method : nil))
+        started.version = template.version
+        if keepingMethod { started.method = template.method }
+        for ((label, after), (_, original)) in zip(fields(started), fields(template)) {
+            #expect(after == original, "\(label) after restartForStartLine, keepingMethod \(keepingMethod)")
+        }
+    }
     used.restart(time: template.time, host: template.host, decrypted: template.decrypted)
     for ((label, after), (_, original)) in zip(fields(used), fields(template)) {
         #expect(after == original, "\(label) after restart")
@@ -195,6 +209,14 @@ struct HTTPUnitTests {
     }
     for ((label, set), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {
         #expect(set != empty, "the test leaves \(label) empty: set it above")
+    }
+    // `keepingTarget` leaves the target for the caller's assignment and empties everything else.
+    var kept = fields
+    kept.clear(keepingTarget: true)
+    #expect(kept.target == fields.target)
+    kept.target = nil
+    for ((label, after), (_, empty)) in zip(values(kept), values(HTTPHeadFields())) {
+        #expect(after == empty, "\(label) after clear(keepingTarget:)")
     }
     fields.clear()
     for ((label, after), (_, empty)) in zip(values(fields), values(HTTPHeadFields())) {

@@ -28,8 +28,10 @@ public final class ContentDecoder {
     private var intermediate = 0
     /// Set on failure, cap or finish; feeds are then ignored.
     private var outcome: ContentDecodingResult?
-    /// A lone gzip body held back for the trailer shortcut; nil once inflating (or never eligible).
-    private var held: [UInt8]?
+    /// Memory of a lone gzip body held back for the trailer shortcut (its first `heldCount` bytes are the body,
+    /// the rest capacity); nil once inflating (or never eligible). From the scratch's spares, and back there.
+    private var held: UnsafeMutableRawBufferPointer?
+    private var heldCount = 0
     /// The codings of a held body, made into `stages` only if it must be inflated after all: most gzip
     /// bodies never are, and the stage list, the gzip stage and their arrays cost more than reading the trailer.
     private var deferredCodings: [ContentCoding]?
@@ -84,11 +86,14 @@ public final class ContentDecoder {
     /// Feeds the next encoded bytes. Cheap to call with tiny buffers. After a failure further input is ignored.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard outcome == nil, !bytes.isEmpty else { return }
-        if held != nil {
-            if held!.count + bytes.count < Self.trailerExactBelow,
-                scratch.retainedBytes + bytes.count <= scratch.retainedBudget
-            {
-                held!.append(contentsOf: bytes)
+        if let storage = held {
+            // No overflow: `heldCount` stays below `trailerExactBelow`, and no buffer comes near Int.max bytes.
+            let total = heldCount + bytes.count
+            if total < Self.trailerExactBelow, scratch.retainedBytes + bytes.count <= scratch.retainedBudget {
+                var target = storage
+                if total > storage.count { target = grow(storage, toHold: total) }
+                UnsafeMutableRawBufferPointer(rebasing: target[heldCount..<total]).copyMemory(from: bytes)
+                heldCount = total
                 scratch.retainedBytes += bytes.count
                 return
             }
@@ -114,7 +119,7 @@ public final class ContentDecoder {
                 stop(.failed("truncated"))
                 return outcome!
             }
-            if let size = Self.trailerSize(held!), size <= maxDecodedBytes {
+            if let size = Self.trailerSize(UnsafeRawBufferPointer(rebasing: held![..<heldCount])), size <= maxDecodedBytes {
                 releaseHeld()
                 stop(.decoded(size))
                 return outcome!
@@ -139,40 +144,53 @@ public final class ContentDecoder {
 
     /// The shortcut cannot apply: inflate what was held, then go on streaming.
     private func inflateHeld() {
-        guard var body = held.take() else { return }
-        scratch.retainedBytes -= body.count
+        guard let storage = held.take() else { return }
+        let count = heldCount
+        heldCount = 0
+        scratch.retainedBytes -= count
         if let codings = deferredCodings.take() { makeStages(codings) }
-        if !body.isEmpty { body.withUnsafeBytes { _ = push($0, into: 0) } }
-        scratch.recycleBodyBuffer(&body)
+        if count > 0 { _ = push(UnsafeRawBufferPointer(rebasing: storage[..<count]), into: 0) }
+        scratch.recycleBodyBuffer(storage)
     }
 
     private func releaseHeld() {
-        guard var body = held.take() else { return }
-        scratch.retainedBytes -= body.count
-        scratch.recycleBodyBuffer(&body)
+        guard let storage = held.take() else { return }
+        scratch.retainedBytes -= heldCount
+        heldCount = 0
+        scratch.recycleBodyBuffer(storage)
+    }
+
+    /// Held memory with room for `count` bytes, the held bytes moved over (the old memory freed).
+    private func grow(_ storage: UnsafeMutableRawBufferPointer, toHold count: Int) -> UnsafeMutableRawBufferPointer {
+        // Doubling (from 1 KiB), bounded by what can be held at all.
+        let doubled = storage.count > Self.trailerExactBelow / 2 ? Self.trailerExactBelow : max(storage.count * 2, 1024)
+        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, doubled), alignment: 16)
+        if heldCount > 0 { bigger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<heldCount])) }
+        // Freed, not kept: spares too small for the bodies they are taken for would have to grow again.
+        storage.deallocate()
+        held = bigger
+        return bigger
     }
 
     /// ISIZE of a complete single gzip member: magic and method checked (RFC 1952 §2.3), at least a
     /// header and a trailer long; nil when the body does not look like one.
-    static func trailerSize(_ body: [UInt8]) -> Int? {
-        guard body.count >= 20, body[0] == 0x1f, body[1] == 0x8b, body[2] == 8, body[3] & 0xe0 == 0 else { return nil }
+    static func trailerSize(_ body: UnsafeRawBufferPointer) -> Int? {
         let n = body.count
+        guard n >= 20, body[0] == 0x1f, body[1] == 0x8b, body[2] == 8, body[3] & 0xe0 == 0,
+            let base = body.baseAddress
+        else { return nil }
         // Zero padding after a member (accepted when inflating) would read as a trailer: inflate instead.
-        if body[(n - 8)...].allSatisfy({ $0 == 0 }) { return nil }
+        if base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == 0 { return nil }
         // A second member starts with 1f 8b 08 and its ISIZE would hide the first's: wherever those bytes
         // appear past the start (rarely by chance in deflate data), inflate instead.
-        let found = body.withUnsafeBytes { bytes -> Bool in
-            var i = 1
-            while i + 2 < bytes.count {
-                guard let hit = memchr(bytes.baseAddress! + i, 0x1f, bytes.count - 2 - i) else { return false }
-                let at = bytes.baseAddress!.distance(to: UnsafeRawPointer(hit))
-                if bytes[at + 1] == 0x8b, bytes[at + 2] == 8 { return true }
-                i = at + 1
-            }
-            return false
+        var i = 1
+        while i + 2 < n {
+            guard let hit = memchr(base + i, 0x1f, n - 2 - i) else { break }
+            let at = base.distance(to: UnsafeRawPointer(hit))
+            if body[at + 1] == 0x8b, body[at + 2] == 8 { return nil }
+            i = at + 1
         }
-        if found { return nil }
-        let size = Int(body[n - 4]) | Int(body[n - 3]) << 8 | Int(body[n - 2]) << 16 | Int(body[n - 1]) << 24
+        let size = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)))
         // Plausibility (RFC 1951): deflate expands at most 1032:1, and stored blocks add 5 bytes per 65535
         // at worst. A body cut short or damaged reads a random ISIZE that almost never fits: inflate then.
         let payload = n - 18

@@ -21,33 +21,37 @@ public final class DecodingScratch {
     /// Beyond this, decoders inflate as they go instead of holding bodies back.
     let retainedBudget = 8 << 20
 
-    /// Emptied buffers of bodies held earlier, capacity kept: a held body grows by appends, and a new
-    /// array for every body cost a reallocation and a copy per doubling (2.5 % of a run's instructions).
-    private var spareBodyBuffers: [[UInt8]] = []
+    /// Raw memory of bodies held earlier, kept for the next: a held body grows by appends, and a new buffer for
+    /// every body cost a reallocation and a copy per doubling (2.5 % of a run's instructions). Raw memory rather
+    /// than arrays: an array's append, `removeAll(keepingCapacity:)` and uniqueness checks cost ~600 instructions
+    /// a gzip body on API captures.
+    private var spareBodyBuffers: [UnsafeMutableRawBufferPointer] = []
     /// Capacity kept in `spareBodyBuffers`: bounded, so that a few large bodies do not stay resident.
     private var spareCapacity = 0
     static let maxSpareCapacity = 512 << 10
     static let maxSpareBufferCapacity = 256 << 10
 
-    func takeBodyBuffer() -> [UInt8] {
-        guard let buffer = spareBodyBuffers.popLast() else { return [] }
-        spareCapacity -= buffer.capacity
+    /// Memory for a held body (empty when none is spare); give it back with `recycleBodyBuffer`.
+    func takeBodyBuffer() -> UnsafeMutableRawBufferPointer {
+        guard let buffer = spareBodyBuffers.popLast() else { return UnsafeMutableRawBufferPointer(start: nil, count: 0) }
+        spareCapacity -= buffer.count
         return buffer
     }
 
-    func recycleBodyBuffer(_ buffer: inout [UInt8]) {
-        let capacity = buffer.capacity
-        guard capacity > 0, capacity <= Self.maxSpareBufferCapacity,
-            spareCapacity + capacity <= Self.maxSpareCapacity
-        else {
-            buffer = []
+    /// Takes back memory from `takeBodyBuffer` (or grown from it): kept for a later body, or freed.
+    func recycleBodyBuffer(_ buffer: UnsafeMutableRawBufferPointer) {
+        let capacity = buffer.count
+        guard capacity > 0 else { return }
+        guard capacity <= Self.maxSpareBufferCapacity, spareCapacity + capacity <= Self.maxSpareCapacity else {
+            buffer.deallocate()
             return
         }
-        buffer.removeAll(keepingCapacity: true)
         spareCapacity += capacity
         spareBodyBuffers.append(buffer)
-        buffer = []
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        for spare in spareBodyBuffers { spare.deallocate() }
+    }
 }

@@ -66,4 +66,33 @@ import TrafficCodecs
             }
         }
     }
+
+    /// Held bodies live in raw memory taken from the scratch's spares and grown while they arrive: on one scratch,
+    /// bodies of very different sizes in turn (a spare too small for the next body grows, a grown one is kept or
+    /// freed), fed in pieces of every size, each give exactly what inflating it with a fresh decoder gives;
+    /// so do damaged, truncated, padded and two-member bodies, and a body over the decoding cap.
+    @Test func heldBodiesOfEverySizeOnOneScratch() {
+        var padded = Fixtures.gzipText
+        padded.append(contentsOf: [UInt8](repeating: 0, count: 8))
+        var trailingJunk = Fixtures.gzipText
+        trailingJunk.append(contentsOf: Array("junk".utf8))
+        let bodies = [Fixtures.gzipText, Fixtures.gzipZeros1MiB, Array(Fixtures.gzipText.prefix(40)), padded,
+                      Fixtures.gzipTwoMembers, trailingJunk, Array(Fixtures.gzipText.dropLast(3)), [0x1f, 0x8b],
+                      Fixtures.gzipZeros1MiB, Fixtures.gzipText]
+        let scratch = DecodingScratch()
+        for piece in [1, 7, 100, 1500, 1 << 20] {
+            for (i, body) in bodies.enumerated() {
+                let cuts = Array(stride(from: piece, to: body.count, by: piece))
+                let full = decode([.gzip], body, scratch: DecodingScratch())
+                #expect(decode([.gzip], body, cuts: cuts, scratch: scratch, limits: Self.fast) == full,
+                        "body \(i) in pieces of \(piece)")
+                // A cap below the decoded size: held, then inflated for the verdict, as a fresh inflating decoder says.
+                let capped = ContentDecodingLimits(maxDecodedBytes: 1000, useGzipTrailer: true)
+                let fresh = decode([.gzip], body, scratch: DecodingScratch(),
+                                   limits: ContentDecodingLimits(maxDecodedBytes: 1000, useGzipTrailer: false))
+                #expect(decode([.gzip], body, cuts: cuts, scratch: scratch, limits: capped) == fresh,
+                        "body \(i) capped, in pieces of \(piece)")
+            }
+        }
+    }
 }

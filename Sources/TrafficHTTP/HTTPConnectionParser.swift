@@ -315,7 +315,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                 value: responses.fields.contentLengthValue, list: responses.fields.contentLengthList),
             transferEncoding: responses.fields.transferEncodingList, record: &responses.record)
         // RFC 9110 §15.2.2 (101) and §9.3.6 (CONNECT 2xx): both directions leave HTTP after this head.
-        let switching = status == 101 || (method == "CONNECT" && (200..<300).contains(status))
+        let switching = status == 101 || ((200..<300).contains(status) && Self.isCONNECT(method))
         if switching { responses.record.flag(status == 101 ? .upgrade : .tunnel) }
         if status >= 200 || status == 101 { exchange?.switchDecided = true }
         if responses.beginBody(framing) { messageCompleted(.serverToClient) }
@@ -427,8 +427,8 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                 method: requests.record.method, target: requests.fields.target,
                 normalizedHost: requests.fields.normalizedHost, defaultHost: defaultHost)
         }
-        let isHTTP09 = requests.record.version == HTTPStartLine.http09
-        let wantsSwitch = requests.record.method == "CONNECT" || requests.fields.upgrade != nil
+        let isHTTP09 = requests.record.version.map(HTTPStartLine.isHTTP09) ?? false
+        let wantsSwitch = Self.isCONNECT(requests.record.method) || requests.fields.upgrade != nil
         let exchange: HTTPExchange
         if let spare = spareExchange.take() {
             spare.reuse(
@@ -550,6 +550,14 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         let bytes = record.transferBytes
         parser(record.kind == .request ? .clientToServer : .serverToClient).counts.messageBytes += bytes
         emit(&record)
+    }
+
+    /// `method == "CONNECT"`, length first: `==` calls the out-of-line string comparison whenever the bits
+    /// differ, i.e. for nearly every method. A method is a token (ASCII), so only 7 bytes can be equal.
+    @inline(__always)
+    static func isCONNECT(_ method: String?) -> Bool {
+        guard let method, method.utf8.count == 7 else { return false }
+        return method == "CONNECT"
     }
 
     /// `Upgrade: h2c` or a list holding it (`Upgrade: websocket, h2c`), any case.

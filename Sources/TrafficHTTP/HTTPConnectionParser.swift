@@ -341,6 +341,11 @@ public final class HTTPConnectionParser: StreamAnalyzer {
                     // The request has not ended yet: the server answered before it was sent in full.
                     responses.record.wait = .zero
                 }
+                // The request waiting when the server's first bytes came, once out of the queue (its final response),
+                // can no longer be what a partial response answers (`midMessageEnded` looks for it at the queue's
+                // head, and it never comes back): let go of it, or the first exchange of every connection was never
+                // spare and the second request made one (~3 600 allocations on the API bench capture).
+                if firstServerBytesAnswer === exchange, !pending.startsWith(exchange) { firstServerBytesAnswer = nil }
                 // Done with when nothing else refers to it (not queued, not the request being parsed).
                 if isKnownUniquelyReferenced(&exchange) { spareExchange = exchange }
             }

@@ -72,6 +72,12 @@ struct HTTPPendingQueue {
     var first: Entry? { head < entries.count ? entries[head] : nil }
     var second: Entry? { head + 1 < entries.count ? entries[head + 1] : nil }
 
+    /// Whether `exchange` heads the queue.
+    func startsWith(_ exchange: HTTPExchange) -> Bool {
+        if case .exchange(let first)? = first { return first === exchange }
+        return false
+    }
+
     mutating func append(_ entry: Entry) { entries.append(entry) }
 
     mutating func removeFirst() {

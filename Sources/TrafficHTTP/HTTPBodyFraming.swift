@@ -91,6 +91,13 @@ enum HTTPBodyFraming: Equatable {
         }
     }
 
+    /// `method == "HEAD"`, length and first byte first: `==` calls the out-of-line string comparison whenever the
+    /// bits differ (every GET and POST, once a response). A method is a token (ASCII).
+    @inline(__always)
+    static func isHEAD(_ method: String) -> Bool {
+        method.utf8.count == 4 && method.utf8.first == UInt8(ascii: "H") && method == "HEAD"
+    }
+
     /// Response framing (RFC 9112 §6.3 items 1–8) given the method of the request it answers
     /// (`GET` when unknown). A malformed `Content-Length` makes the body close-delimited, as Zeek and
     /// tshark do: nothing after it can be trusted to be a new response.
@@ -98,8 +105,8 @@ enum HTTPBodyFraming: Equatable {
         status: Int, requestMethod: String, contentLength length: ContentLength, transferEncoding: String?,
         record: inout MessageRecord
     ) -> HTTPBodyFraming {
-        if status < 200 || status == 204 || status == 304 || requestMethod == "HEAD" { return .none }
-        if requestMethod == "CONNECT", status < 300 { return .none }
+        if status < 200 || status == 204 || status == 304 || isHEAD(requestMethod) { return .none }
+        if status < 300, HTTPConnectionParser.isCONNECT(requestMethod) { return .none }
         if let te = transferEncoding {
             if length != .absent { record.flag(.teAndCL) }
             return isChunkedLast(te) ? .chunked : .untilClose

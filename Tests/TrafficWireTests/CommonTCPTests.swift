@@ -114,44 +114,27 @@ import TrafficCapture
         var vlan = Self.frame
         vlan.replaceSubrange(12..<14, with: [0x81, 0x00, 0x00, 0x05, 0x08, 0x00])
         declined(vlan, "802.1Q tag")
-        var ipv6 = Self.frame
-        ipv6[12] = 0x86
-        ipv6[13] = 0xdd
-        declined(ipv6, "IPv6 EtherType")
-        var moreFragments = Self.frame
-        moreFragments[20] = 0x20
-        declined(moreFragments, "more-fragments flag")
-        var fragmentOffset = Self.frame
-        fragmentOffset[20] = 0x40
-        fragmentOffset[21] = 0x01
-        declined(fragmentOffset, "fragment offset 8")
-        var zeroLength = Self.frame
-        zeroLength[16] = 0
-        zeroLength[17] = 0
-        declined(zeroLength, "total length 0 (offload)")
-        var udp = Self.frame
-        udp[23] = 17
-        declined(udp, "UDP")
-        var version6 = Self.frame
-        version6[14] = 0x65
-        declined(version6, "version 6 in an IPv4 EtherType")
-        var shortIHL = Self.frame
-        shortIHL[14] = 0x44
-        declined(shortIHL, "IHL 16 bytes")
-        var shortTotal = Self.frame
-        shortTotal[17] = 19
-        declined(shortTotal, "total length below the header")
-        var shortOffset = Self.frame
-        shortOffset[46] = 0x40
-        declined(shortOffset, "TCP data offset 16 bytes")
-        var longOffset = Self.frame
-        longOffset[46] = 0x70
-        declined(longOffset, "TCP data offset 28 bytes, past the 25-byte IP payload")
+        // Single bytes of the fixture changed: (offset, value) pairs and why the frame is not the common one.
+        let patched: [([(Int, UInt8)], Comment)] = [
+            ([(12, 0x86), (13, 0xdd)], "IPv6 EtherType"),
+            ([(20, 0x20)], "more-fragments flag"),
+            ([(20, 0x40), (21, 0x01)], "fragment offset 8"),
+            ([(16, 0), (17, 0)], "total length 0 (offload)"),
+            ([(23, 17)], "UDP"),
+            ([(14, 0x65)], "version 6 in an IPv4 EtherType"),
+            ([(14, 0x44)], "IHL 16 bytes"),
+            ([(17, 19)], "total length below the header"),
+            ([(46, 0x40)], "TCP data offset 16 bytes"),
+            ([(46, 0x70)], "TCP data offset 28 bytes, past the 25-byte IP payload"),
+            // 60-byte IP header: the TCP header would end at 94, past the 59 captured.
+            ([(14, 0x4f), (17, 0xff)], "IP options and TCP header past the captured bytes"),
+        ]
+        for (patches, why) in patched {
+            var frame = Self.frame
+            for (offset, value) in patches { frame[offset] = value }
+            declined(frame, why)
+        }
         declined(Self.frame, captured: 53, "TCP header cut by the snaplen")
-        var ipOptionsCut = Self.frame
-        ipOptionsCut[14] = 0x4f  // 60-byte IP header: the TCP header would end at 94, past the 59 captured
-        ipOptionsCut[17] = 0xff
-        declined(ipOptionsCut, "IP options and TCP header past the captured bytes")
         declined(Self.frame, verify: true, "checksums verified")
         declined(PacketDecoderTests.ipv4TCP, link: .raw, "raw IP link")
     }

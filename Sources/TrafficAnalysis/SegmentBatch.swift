@@ -65,7 +65,7 @@ final class SegmentBatch: @unchecked Sendable {
         (entryStorage + entryCount).initialize(to: Entry(
             source: segment.source, destination: segment.destination, sequenceNumber: segment.sequenceNumber,
             acknowledgmentNumber: segment.acknowledgmentNumber, flags: segment.flags,
-            payloadLength: segment.payloadLength, payloadStart: start, payloadCount: segment.payload.count,
+            payloadLength: segment.payloadLength, payloadStart: start, payloadCount: count,
             frameBytes: segment.frameBytes, frameCount: segment.frameCount,
             encapsulation: segment.encapsulation, time: time, packetIndex: packetIndex))
         entryCount += 1

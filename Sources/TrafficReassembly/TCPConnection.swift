@@ -47,13 +47,10 @@ final class TCPConnection {
         self.limits = limits
     }
 
-    func direction(of segment: TCPSegment) -> Direction {
-        segment.source == info.client && segment.destination == info.server ? .clientToServer : .serverToClient
-    }
-
     /// Accounts one segment (its packet class and bytes) and delivers whatever it makes contiguous. `direction` is
-    /// the segment's (`direction(of:)`; the reassembler knows it from its flow key). Inlined into the reassembler, so
-    /// that the in-order data and pure ACK paths are reached without a call.
+    /// the segment's: from the client when its source is `info.client` (the reassembler knows it from its flow
+    /// key's order). Inlined into the reassembler, so that the in-order data and pure ACK paths are reached without
+    /// a call.
     @inline(__always)
     func process(_ segment: TCPSegment, direction: Direction, time: CaptureTime, bufferedTotal: inout Int,
                  anomalies: inout [Int]) {

@@ -157,7 +157,7 @@ public final class TCPReassembler {
     @inline(__always)
     private func process(_ segment: TCPSegment, on connection: TCPConnection, side: FlowKey.Side, time: CaptureTime) -> Bool {
         let wasFinished = connection.streamsFinished
-        // Both ends one endpoint: every segment is the client's, as `TCPConnection.direction(of:)` has it.
+        // Both ends one endpoint: every segment counts as the client's (its source is the client's endpoint).
         let direction: Direction = side == .both || (side == .low) == connection.clientIsLow
             ? .clientToServer : .serverToClient
         connection.process(segment, direction: direction, time: time, bufferedTotal: &bufferedTotal, anomalies: &anomalies)

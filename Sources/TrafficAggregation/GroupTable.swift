@@ -228,6 +228,15 @@ package struct GroupTable {
         return below
     }
 
+    /// Adds the totals of every group but those `skip` says to `sum`, read in place (in slot order).
+    package func addTotals(to sum: inout GroupTotals, skip: (Int) -> Bool = { _ in false }) {
+        for c in chunks.indices {
+            chunks[c].withUnsafeBufferPointer { chunk in
+                for i in chunk.indices where !skip(c << Self.chunkShift | i) { sum.add(chunk.baseAddress! + i) }
+            }
+        }
+    }
+
     package subscript(slot: Int) -> GroupTotals {
         get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
         _modify { yield &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }

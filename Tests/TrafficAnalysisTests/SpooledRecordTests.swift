@@ -4,6 +4,7 @@ import TrafficCapture
 import TrafficHTTP
 import TrafficSessions
 @testable import TrafficAnalysis
+import TrafficTestSupport
 
 /// The byte form of kept records: every field comes back as it was, and every stored field is written.
 @Suite struct SpooledRecordTests {
@@ -156,6 +157,49 @@ import TrafficSessions
         #expect(Array(list).allSatisfy { $0.record.head.count == 256 << 10 })
     }
 
+    /// More runs than the fan-in are merged in groups into longer runs before the list is read (memory holds a
+    /// buffer per run read at once). The list is the one a sort of all the records gives: ties (same capture,
+    /// connection, index, side and time, as an interim and a final response can be) in the order they came,
+    /// and each shard's connection numbers mapped as before.
+    @Test(arguments: [2, 3, 5, 64])
+    func runsBeyondTheFanInAreMergedFirst(fanIn: Int) {
+        var generator = SplitMix(state: UInt64(fanIn))
+        var store = MessageStore(runLength: 7, fanIn: fanIn)
+        var shard = MessageStore(runLength: 5, fanIn: fanIn)
+        var expected: [(key: MessageList.SortKey, order: Int, tag: Int)] = []
+        let renumber = Array((0..<40).map { 100 + 3 * $0 })
+        for tag in 0..<600 {
+            var record = Self.records[0]
+            record.connection = Int(generator.next() % 40)
+            record.index = Int(generator.next() % 6)
+            record.time = CaptureTime(nanoseconds: Int64(generator.next() % 3))
+            record.kind = generator.next() % 2 == 0 ? .request : .response
+            record.lineBytes = tag
+            if tag % 3 == 0 {
+                shard.append((1, record))
+                record.connection = renumber[record.connection]
+                expected.append((MessageList.SortKey((1, record)), 1_000 + tag, tag))
+            } else {
+                store.append((1, record))
+                expected.append((MessageList.SortKey((1, record)), tag, tag))
+            }
+        }
+        store.adopt(&shard, capture: 1, renumber: renumber)
+        let list = store.finish()
+        guard case .runs(let runs) = list.storage else {
+            Issue.record("no runs")
+            return
+        }
+        #expect(runs.count <= fanIn)
+        // Runs of the store first, then the shard's (adopted after): equal keys come in that run order.
+        let order = expected.sorted { $0.key != $1.key ? $0.key < $1.key : $0.order < $1.order }
+        let read = Array(list)
+        #expect(list.readFailure == nil)
+        #expect(read.count == 600)
+        #expect(read.map(\.record.lineBytes) == order.map(\.tag))
+        #expect(read.map { MessageList.SortKey($0) } == order.map(\.key))
+    }
+
     @Test func damagedBytesAreRejected() {
         var bytes: [UInt8] = []
         SpooledRecord.append((0, Self.records[1]), to: &bytes)
@@ -165,3 +209,4 @@ import TrafficSessions
         }
     }
 }
+

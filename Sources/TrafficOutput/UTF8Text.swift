@@ -24,6 +24,17 @@ extension Array where Element == UInt8 {
         withDecimal(value) { append(contentsOf: $0) }
     }
 
+    /// Appends what `body` writes at the end, at most `maxCount` bytes (it returns how many): many small pieces
+    /// (a group's numbers) written through one pointer, where an append each checked the array's capacity and
+    /// uniqueness every time.
+    mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let start = count
+        append(contentsOf: repeatElement(0, count: maxCount))
+        let written = withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+        precondition(written >= 0 && written <= maxCount, "written within the room made")
+        removeLast(maxCount - written)
+    }
+
     /// Hands the bytes to `write` once there are `count` of them, keeping the buffer for more.
     mutating func flush(over count: Int, to write: ByteSink) {
         guard self.count >= count, !isEmpty else { return }
@@ -34,20 +45,95 @@ extension Array where Element == UInt8 {
 
 /// Calls `body` with the bytes of `String(value)` (built on the stack, no string made).
 func withDecimal<R>(_ value: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxDecimalBytes) { buffer in
+        let count = writeDecimal(value, to: buffer.baseAddress!)
+        return body(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: count))
+    }
+}
+
+/// Writes `String(value)` at `out` (room for `maxDecimalBytes`); returns how many bytes it took. The
+/// digits are counted first and written from the last, in place (no buffer to copy from), two a step.
+@inline(__always)
+func writeDecimal(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
     var magnitude = value.magnitude
-    // Room for a sign and the 20 digits of UInt64.max; digits come out last first.
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    return withUnsafeMutableBytes(of: &digits) { buffer in
-        var start = buffer.count
-        repeat {
-            start -= 1
-            buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        if value < 0 {
-            start -= 1
-            buffer[start] = UInt8(ascii: "-")
+    let count = decimalWidth(value)
+    let pairs = decimalPairs.utf8Start
+    var at = count
+    while magnitude >= 100 {
+        let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+        magnitude /= 100
+        at -= 2
+        out[at] = pairs[pair]
+        out[at + 1] = pairs[pair + 1]
+    }
+    if magnitude >= 10 {
+        let pair = Int(truncatingIfNeeded: magnitude) &* 2
+        out[at - 2] = pairs[pair]
+        out[at - 1] = pairs[pair + 1]
+    } else {
+        out[at - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+    }
+    if value < 0 { out[0] = UInt8(ascii: "-") }
+    return count
+}
+
+/// "00" to "99" one after the other: the digits of a number's last two decimal places at `2 * (n % 100)`.
+/// (A literal: read with no lazy initialization.)
+private var decimalPairs: StaticString {
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+}
+
+/// Bytes checked eight at a time: group keys are checked for bytes to escape or quote in every JSON and CSV
+/// row, and a test per byte cost more than copying them.
+enum PlainBytes {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// A high bit in each byte of `word` that is zero (exact as to whether there is one: a borrow only marks
+    /// bytes above a zero byte).
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+
+    /// A byte of `word` equal to `byte`.
+    @inline(__always)
+    private static func has(_ word: UInt64, _ byte: UInt8) -> UInt64 { zeroBytes(word ^ (UInt64(byte) &* ones)) }
+
+    /// Whether the bytes are ASCII and none needs a JSON escape (control bytes, quote, backslash).
+    static func isPlainJSON(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if let base = bytes.baseAddress {
+            while i + 8 <= bytes.count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                // A byte below 0x20: as `zeroBytes` with 0x20 for 1 (exact when no byte has its high bit, which is
+                // tested alongside).
+                let control = (word &- 0x20 &* ones) & ~word & highs
+                if word & highs | control | has(word, UInt8(ascii: "\"")) | has(word, UInt8(ascii: "\\")) != 0 { return false }
+                i += 8
+            }
         }
-        return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte >= 0x80 || byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Whether the bytes are ASCII and none makes a CSV field quoted (comma, quote, line feed, carriage return).
+    static func isPlainCSV(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if let base = bytes.baseAddress {
+            while i + 8 <= bytes.count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                if word & highs | has(word, 0x2c) | has(word, 0x22) | has(word, 0x0a) | has(word, 0x0d) != 0 { return false }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte >= 0x80 || byte == 0x2c || byte == 0x22 || byte == 0x0a || byte == 0x0d { return false }
+            i += 1
+        }
+        return true
     }
 }

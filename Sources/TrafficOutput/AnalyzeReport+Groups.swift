@@ -69,12 +69,22 @@ extension AnalyzeReport {
         }
     }
 
-    /// Writes `Self.seconds(microseconds)` at `out` (room for 32 bytes); how many bytes.
+    /// Writes `Self.seconds(microseconds)` at `out` (room for `maxSecondsCount`); how many bytes. The whole
+    /// seconds and nine decimals written in place (`CaptureTime.withDecimalBytes` made them in a buffer of its
+    /// own, a digit a step, for both waits of every group); the same overflow trap as `seconds`.
     static func writeSeconds(_ microseconds: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
-        CaptureTime(nanoseconds: Int64(microseconds) * 1000).withDecimalBytes { digits in
-            out.update(from: digits.baseAddress!, count: digits.count)
-            return digits.count
+        let nanoseconds = Int64(microseconds) * 1000
+        guard nanoseconds >= 0 else {
+            // (No wait is negative; kept exact all the same.)
+            return CaptureTime(nanoseconds: nanoseconds).withDecimalBytes { digits in
+                out.update(from: digits.baseAddress!, count: digits.count)
+                return digits.count
+            }
         }
+        let at = writeDecimal(Int(nanoseconds / 1_000_000_000), to: out)
+        out[at] = UInt8(ascii: ".")
+        writeDigits(UInt64(nanoseconds % 1_000_000_000), count: 9, to: out + at + 1)
+        return at + 10
     }
 
     /// The most bytes `writeSeconds` writes: a sign, the whole seconds of `Int64` nanoseconds and nine decimals.

@@ -4,6 +4,7 @@ import TrafficCapture
 public struct CSVWriter {
     private var bytes: [UInt8] = []
     private var rowStarted = false
+    private var room = WritingRoom()
 
     public var output: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -40,7 +41,7 @@ public struct CSVWriter {
     /// each after a comma unless it starts the row (`rowStarted` tells whether a cell came before).
     mutating func appendCells(maxCount: Int, _ body: (_ out: UnsafeMutablePointer<UInt8>, _ rowStarted: Bool) -> Int) {
         let started = rowStarted
-        bytes.appendWritten(maxCount: maxCount) { body($0, started) }
+        room.append(to: &bytes, maxCount: maxCount) { body($0, started) }
         rowStarted = true
     }
 

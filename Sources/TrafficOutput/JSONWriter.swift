@@ -10,6 +10,7 @@ public struct JSONWriter {
     private var deepHasItems: [Bool] = []
     private let pretty: Bool
     private var depth = 0
+    private var room = WritingRoom()
 
     public var output: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -217,7 +218,7 @@ extension JSONWriter {
 
     /// Appends what `body` writes at the end, at most `maxCount` bytes (it returns how many).
     mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        bytes.appendWritten(maxCount: maxCount, body)
+        room.append(to: &bytes, maxCount: maxCount, body)
     }
 
     /// Notes that the value open now has members (written through `appendRaw` and `appendWritten`): the

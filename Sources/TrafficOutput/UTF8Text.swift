@@ -24,22 +24,29 @@ extension Array where Element == UInt8 {
         withDecimal(value) { append(contentsOf: $0) }
     }
 
-    /// Appends what `body` writes at the end, at most `maxCount` bytes (it returns how many): many small pieces
-    /// (a group's numbers) written through one pointer, where an append each checked the array's capacity and
-    /// uniqueness every time.
-    mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        let start = count
-        append(contentsOf: repeatElement(0, count: maxCount))
-        let written = withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
-        precondition(written >= 0 && written <= maxCount, "written within the room made")
-        removeLast(maxCount - written)
-    }
-
     /// Hands the bytes to `write` once there are `count` of them, keeping the buffer for more.
     mutating func flush(over count: Int, to write: ByteSink) {
         guard self.count >= count, !isEmpty else { return }
         withUnsafeBytes(write)
         removeAll(keepingCapacity: true)
+    }
+}
+
+/// Room that a writer's pieces are written into through a pointer, then appended to its bytes at once: many
+/// small pieces (a group's numbers) with one append, where an append each checked the array's capacity and
+/// uniqueness every time. Kept from one use to the next: made at the end of the output itself, the room was
+/// zero-filled and cut back every time.
+struct WritingRoom {
+    private var room: [UInt8] = []
+
+    /// Appends to `bytes` what `body` writes, at most `maxCount` bytes (it returns how many).
+    mutating func append(to bytes: inout [UInt8], maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if room.count < maxCount { room = [UInt8](repeating: 0, count: Swift.max(maxCount, 2 * room.count)) }
+        room.withUnsafeMutableBufferPointer { room in
+            let written = body(room.baseAddress!)
+            precondition(written >= 0 && written <= maxCount, "written within the room asked for")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: room.baseAddress!, count: written))
+        }
     }
 }
 
@@ -75,6 +82,22 @@ func writeDecimal(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
     }
     if value < 0 { out[0] = UInt8(ascii: "-") }
     return count
+}
+
+/// Writes the last `count` decimal digits of `value` at `out`, with leading zeros (a fraction's digits).
+@inline(__always)
+func writeDigits(_ value: UInt64, count: Int, to out: UnsafeMutablePointer<UInt8>) {
+    let pairs = decimalPairs.utf8Start
+    var value = value
+    var at = count
+    while at >= 2 {
+        let pair = Int(truncatingIfNeeded: value % 100) &* 2
+        value /= 100
+        at -= 2
+        out[at] = pairs[pair]
+        out[at + 1] = pairs[pair + 1]
+    }
+    if at == 1 { out[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10) }
 }
 
 /// "00" to "99" one after the other: the digits of a number's last two decimal places at `2 * (n % 100)`.

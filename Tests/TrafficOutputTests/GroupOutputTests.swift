@@ -48,6 +48,22 @@ import TrafficCapture
         }
     }
 
+    /// Waits (whole µs) as `AnalyzeReport.seconds` wrote them through `CaptureTime.decimalString`.
+    @Test func secondsAreThoseOfCaptureTime() {
+        let largest = Int(Int64.max / 1000)
+        for microseconds in [0, 1, 9, 10, 99, 100, 999, 1000, 999_999, 1_000_000, 1_000_001, 1_234_567, 59_999_999,
+                             123_456_789_012, largest - 1, largest, -1, -999_999, -1_000_000, -1_000_001] {
+            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: AnalyzeReport.maxSecondsCount) { out in
+                String(decoding: UnsafeBufferPointer(rebasing: out[..<AnalyzeReport.writeSeconds(microseconds, to: out.baseAddress!)]),
+                       as: UTF8.self)
+            }
+            #expect(text == AnalyzeReport.seconds(microseconds), "\(microseconds)")
+        }
+        var digits = [UInt8](repeating: 0, count: 9)
+        digits.withUnsafeMutableBufferPointer { writeDigits(1_020_304, count: 9, to: $0.baseAddress!) }
+        #expect(digits == Array("001020304".utf8))
+    }
+
     /// The checks eight bytes at a time against a test per byte, for every byte value at every place of fields
     /// of every length up to 20 (whole words, tails, both).
     @Test func plainBytesAgreeWithATestPerByte() {
@@ -226,11 +242,11 @@ import TrafficCapture
                 let waits = totals.pointer(to: \.waits)!
                 return withUnsafeTemporaryAllocation(of: Int.self, capacity: SpooledGroup.sumCount) { sums in
                     GroupTotals.store(totals, into: sums.baseAddress!)
-                    var bytes: [UInt8] = []
-                    bytes.appendWritten(maxCount: AnalyzeReport.mergeStateRoom(entryCount: waits.pointee.entries.count)) { out in
-                        AnalyzeReport.writeMergeState(sums: sums.baseAddress!, waits: waits, to: out)
+                    let room = AnalyzeReport.mergeStateRoom(entryCount: waits.pointee.entries.count)
+                    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { out in
+                        let count = AnalyzeReport.writeMergeState(sums: sums.baseAddress!, waits: waits, to: out.baseAddress!)
+                        return String(decoding: UnsafeBufferPointer(rebasing: out[..<count]), as: UTF8.self)
                     }
-                    return String(decoding: bytes, as: UTF8.self)
                 }
             }
             #expect(state == Self.formerMergeState(totals))

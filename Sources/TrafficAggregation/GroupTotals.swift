@@ -271,6 +271,12 @@ public struct GroupTotals: Sendable, Equatable {
         response.store(into: sums + 3 + SpooledGroup.sideFieldCount)
     }
 
+    /// `store(into:)` of the totals at `totals`, read where they are: called as `pointee.store(into:)` from another
+    /// module, the totals were copied first (a retain and release of each of their arrays, for every group written).
+    package static func store(_ totals: UnsafePointer<GroupTotals>, into sums: UnsafeMutablePointer<Int>) {
+        totals.pointee.store(into: sums)
+    }
+
     package init(sums: UnsafePointer<Int>) {
         requests = sums[0]
         responses = sums[1]

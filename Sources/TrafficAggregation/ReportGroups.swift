@@ -274,6 +274,29 @@ extension ReportGroups {
         KeyBytesIterator(reading: KeyBytesPrefetch(storage.runs, status: status))
     }
 
+    /// Calls `body` with every group in report order: its key as `GroupKeyBytes` and its totals, both valid only
+    /// during the call. For writers that copy the keys' bytes out (JSON and CSV groups): no `ReportGroup`
+    /// made per group (a `[String]` of keys and a copy of the totals, retained and released), whichever way
+    /// the groups are kept.
+    package func forEachInOrder(_ body: (UnsafeRawBufferPointer, UnsafePointer<GroupTotals>) -> Void) {
+        switch storage {
+        case .keyed(let groups):
+            for i in 0..<groups.count { groups.withGroup(i, body) }
+        case .memory(let groups):
+            var key: [UInt8] = []
+            groups.withUnsafeBufferPointer { groups in
+                for i in groups.indices {
+                    key.removeAll(keepingCapacity: true)
+                    GroupKeyBytes.append(groups[i].keys, to: &key)
+                    key.withUnsafeBytes { key in body(key, (groups.baseAddress! + i).pointer(to: \.totals)!) }
+                }
+            }
+        case .runs:
+            var reader = makeKeyBytesIterator()
+            while reader.next(body) {}
+        }
+    }
+
     package struct KeyBytesIterator {
         private var batch = KeyBytesBatch()
         private var position = 0

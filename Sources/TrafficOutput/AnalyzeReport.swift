@@ -66,8 +66,6 @@ public struct AnalyzeReport {
         ("tls_handshake_bytes", { $0.request.tlsHandshakeBytes + $0.response.tlsHandshakeBytes }),
     ]
 
-    private static let groupKeys = groupColumns.map { JSONWriter.Key($0.name) }
-
     /// Time columns after the byte columns (issue 29): the median and p95 of the responses' `wait` (request's
     /// last byte to response's first), in decimal seconds; empty (null) for a group without a paired response.
     /// Approximate (`SizeHistogram`: within 6.25 %).
@@ -86,8 +84,6 @@ public struct AnalyzeReport {
         ("h3_control_bytes", { $0.request.h3ControlBytes &+ $0.response.h3ControlBytes }),
         ("quic_connection_bytes", { $0.request.quicConnectionBytes &+ $0.response.quicConnectionBytes }),
     ]
-
-    private static let http2Keys = http2Columns.map { JSONWriter.Key($0.name) }
 
     /// Microseconds (`GroupTotals.waits`' unit) as exact decimal seconds.
     static func seconds(_ microseconds: Int?) -> String? {
@@ -150,14 +146,9 @@ public struct AnalyzeReport {
         var w = CSVWriter()
         w.row(report.groupBy.map(\.columnName) + Self.groupColumns.map(\.name) + Self.waitColumns.map(\.name)
             + Self.http2Columns.map(\.name))
-        for group in report.groups {
-            for key in group.keys { w.cell(key) }
-            for column in Self.groupColumns { w.cell(column.value(group.totals)) }
-            for column in Self.waitColumns { w.cell(Self.seconds(group.totals.waits.quantile(column.quantile)) ?? "") }
-            for column in Self.http2Columns {
-                if let value = column.value(group.totals) { w.cell(value) } else { w.cell("") }
-            }
-            w.endRow()
+        let row = GroupCSVRow()
+        report.groups.forEachInOrder { key, totals in
+            row.write(key: key, totals: totals, to: &w)
             w.flush(over: chunkBytes, to: write)
         }
         w.flush(over: 0, to: write)
@@ -276,20 +267,9 @@ public struct AnalyzeReport {
         w.field("other_protocol_packets", s.otherProtocolPackets)
         w.endObject()
         w.beginArray("groups")
-        for group in report.groups {
-            w.beginObject()
-            for (field, key) in zip(report.groupBy, group.keys) { w.field(field.columnName, key) }
-            for (key, column) in zip(Self.groupKeys, Self.groupColumns) { w.field(key, column.value(group.totals)) }
-            for column in Self.waitColumns {
-                if let text = Self.seconds(group.totals.waits.quantile(column.quantile)) {
-                    w.field(column.name, raw: text)
-                } else {
-                    w.field(column.name, Int?.none)
-                }
-            }
-            for (key, column) in zip(Self.http2Keys, Self.http2Columns) { w.field(key, column.value(group.totals)) }
-            w.field("merge_state", raw: Self.mergeState(group.totals))
-            w.endObject()
+        let members = GroupJSONMembers(groupBy: report.groupBy, writer: w)
+        report.groups.forEachInOrder { key, totals in
+            members.write(key: key, totals: totals, to: &w)
             w.flush(over: chunkBytes, to: write)
         }
         w.endArray()
@@ -319,30 +299,5 @@ public struct AnalyzeReport {
         w.endObject()
         w.flush(over: 0, to: write)
         emit("\n", to: write)
-    }
-
-    /// A group's exact state on one line (issue 27): every sum in `merge_layout`'s order and the wait histogram
-    /// (`[bucket, count]` pairs and the largest wait in µs), from which `traffic merge` rebuilds the group, and adds
-    /// groups of other reports to it, exactly as one run over all the captures would have.
-    static func mergeState(_ totals: GroupTotals) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        bytes.appendUTF8("{\"sums\": [")
-        for (i, value) in totals.sums.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.appendDecimal(value)
-        }
-        bytes.appendUTF8("], \"waits\": [")
-        for (i, pair) in totals.waits.pairs.enumerated() {
-            bytes.appendUTF8(i > 0 ? ",[" : "[")
-            bytes.appendDecimal(pair.bucket)
-            bytes.append(UInt8(ascii: ","))
-            bytes.appendDecimal(pair.count)
-            bytes.append(UInt8(ascii: "]"))
-        }
-        bytes.appendUTF8("], \"wait_max_us\": ")
-        bytes.appendDecimal(totals.waits.max)
-        bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -4,6 +4,7 @@ import TrafficCapture
 public struct CSVWriter {
     private var bytes: [UInt8] = []
     private var rowStarted = false
+    private var room = WritingRoom()
 
     public var output: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -27,6 +28,32 @@ public struct CSVWriter {
         if !plain { bytes.appendUTF8("\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
     }
 
+    /// A field's UTF-8 as `cell(_:)` writes the `String` decoded from it: copied as it is when it is ASCII and
+    /// needs no quotes (nearly every group key), else through the `String` (quoted as it quotes, and bytes that
+    /// are not UTF-8 repaired as a decoded key's were).
+    mutating func cell(utf8 field: UnsafeRawBufferPointer) {
+        guard PlainBytes.isPlainCSV(field) else { return cell(String(decoding: field, as: UTF8.self)) }
+        separate()
+        bytes.append(contentsOf: field)
+    }
+
+    /// Cells written at once by `body` at the end of the row, at most `maxCount` bytes (it returns how many),
+    /// each after a comma unless it starts the row (`rowStarted` tells whether a cell came before).
+    mutating func appendCells(maxCount: Int, _ body: (_ out: UnsafeMutablePointer<UInt8>, _ rowStarted: Bool) -> Int) {
+        let started = rowStarted
+        room.append(to: &bytes, maxCount: maxCount) { body($0, started) }
+        rowStarted = true
+    }
+
+    /// Where the writing is: what `rollBack(to:)` goes back to.
+    var mark: (count: Int, rowStarted: Bool) { (bytes.count, rowStarted) }
+
+    /// Takes back what was written since `mark` (not flushed since).
+    mutating func rollBack(to mark: (count: Int, rowStarted: Bool)) {
+        bytes.removeLast(bytes.count - mark.count)
+        rowStarted = mark.rowStarted
+    }
+
     /// A time as ISO 8601 (no quoting needed: digits and `-:.TZ`).
     mutating func cell(_ time: CaptureTime) {
         separate()
@@ -39,7 +66,9 @@ public struct CSVWriter {
     }
 
     public mutating func endRow() {
-        bytes.appendUTF8("\r\n")
+        // Two appends, not `appendUTF8` of a string: once per row of every CSV.
+        bytes.append(0x0d)
+        bytes.append(0x0a)
         rowStarted = false
     }
 

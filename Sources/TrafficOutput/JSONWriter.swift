@@ -2,9 +2,15 @@
 /// field order is fixed by hand rather than by an encoder's sorting.
 public struct JSONWriter {
     private var bytes: [UInt8] = []
-    private var needsComma = [false]
+    /// Bit `d`: whether the value open at depth `d` (0: the top level) has an item yet, so that the next one
+    /// takes a comma. A bit per level instead of a `[Bool]`: every field checked and set its array's
+    /// uniqueness, half a million times for a report of 13 000 groups.
+    private var hasItems: UInt64 = 0
+    /// Levels 64 and deeper (no report nests so deep; kept so that any depth works).
+    private var deepHasItems: [Bool] = []
     private let pretty: Bool
     private var depth = 0
+    private var room = WritingRoom()
 
     public var output: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -111,7 +117,7 @@ public struct JSONWriter {
     public mutating func endLine() {
         precondition(depth == 0, "a line ends between top-level values")
         bytes.append(UInt8(ascii: "\n"))
-        needsComma[0] = false
+        hasItems &= ~1
     }
 
     /// Hands what was written so far to `write` once it reaches `count` bytes, keeping the buffer for the rest.
@@ -124,20 +130,34 @@ public struct JSONWriter {
     private mutating func open(_ key: String?, _ bracket: UInt8) {
         separator(key)
         bytes.append(bracket)
-        needsComma.append(false)
         depth += 1
+        if depth < 64 { hasItems &= ~(1 << UInt64(depth)) } else { deepHasItems.append(false) }
     }
 
     private mutating func close(_ bracket: UInt8) {
-        let hadItems = needsComma.removeLast()
+        let hadItems = depth < 64 ? hasItems & 1 << UInt64(depth) != 0 : deepHasItems.removeLast()
         depth -= 1
         if pretty && hadItems { newline() }
         bytes.append(bracket)
     }
 
+    /// Notes an item of the value open at `depth`; whether it had one already.
+    @inline(__always)
+    private mutating func noteItem() -> Bool {
+        guard depth < 64 else { return noteDeepItem() }
+        let bit: UInt64 = 1 << UInt64(depth)
+        defer { hasItems |= bit }
+        return hasItems & bit != 0
+    }
+
+    @inline(never)
+    private mutating func noteDeepItem() -> Bool {
+        defer { deepHasItems[depth - 64] = true }
+        return deepHasItems[depth - 64]
+    }
+
     private mutating func separator(_ key: String? = nil) {
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+        if noteItem() { bytes.append(UInt8(ascii: ",")) }
         if pretty && depth > 0 { newline() }
         if let key {
             appendQuoted(key)
@@ -146,17 +166,64 @@ public struct JSONWriter {
     }
 
     private mutating func newline() {
-        if depth < Self.indents.count {
-            bytes += Self.indents[depth]
+        let count = 1 + 2 * depth
+        if count <= Self.indent.utf8CodeUnitCount {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: Self.indent.utf8Start, count: count))
         } else {
             bytes.append(UInt8(ascii: "\n"))
             for _ in 0..<depth { bytes.appendUTF8("  ") }
         }
     }
 
-    private static let indents = (0..<8).map { Array(("\n" + String(repeating: "  ", count: $0)).utf8) }
+    /// A line break and the indentation of depth 31 at most, of which a line takes its depth's part: a literal,
+    /// read with no lazy initialization (a `static let` of arrays cost a `swift_once` and a retain per line).
+    private static var indent: StaticString {
+        "\n                                                              "
+    }
 
     private mutating func appendQuoted(_ value: String) { bytes.appendJSONString(value) }
+}
+
+/// For writers of many objects of one shape (a report's groups): an object's members written as bytes at
+/// once, each with the separator `memberPrefix` made for it beforehand, instead of a call per member.
+extension JSONWriter {
+    /// What goes between a member's comma and its value in an object whose members are at `depth`: the line
+    /// break and indentation (pretty), the quoted name and the colon (and a space, pretty): as `field(_:_:)` writes it.
+    func memberPrefix(_ key: Key, depth: Int) -> [UInt8] {
+        var prefix: [UInt8] = []
+        if pretty && depth > 0 {
+            prefix.append(UInt8(ascii: "\n"))
+            prefix += repeatElement(UInt8(ascii: " "), count: 2 * depth)
+        }
+        prefix += key.quoted
+        if pretty { prefix.append(UInt8(ascii: " ")) }
+        return prefix
+    }
+
+    /// The depth of the value open now (0: none).
+    var openDepth: Int { depth }
+
+    mutating func appendRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+
+    mutating func appendComma() { bytes.append(UInt8(ascii: ",")) }
+
+    /// How many bytes are written and not yet flushed.
+    var byteCount: Int { bytes.count }
+
+    /// Takes back the bytes written from `count` on (not flushed since).
+    mutating func removeBytes(from count: Int) { bytes.removeLast(bytes.count - count) }
+
+    /// `field`'s UTF-8 as a JSON string, as `field(_:_:)` writes a `String` decoded from it.
+    mutating func appendJSONString(utf8 field: UnsafeRawBufferPointer) { bytes.appendJSONString(utf8: field) }
+
+    /// Appends what `body` writes at the end, at most `maxCount` bytes (it returns how many).
+    mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        room.append(to: &bytes, maxCount: maxCount, body)
+    }
+
+    /// Notes that the value open now has members (written through `appendRaw` and `appendWritten`): the
+    /// next one takes a comma, and closing it breaks the line first.
+    mutating func noteMembersWritten() { _ = noteItem() }
 }
 
 extension Array where Element == UInt8 {
@@ -168,6 +235,18 @@ extension Array where Element == UInt8 {
             var value = value
             value.withUTF8 { appendJSONEscaped($0) }
         }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// A field's UTF-8 as `appendJSONString` writes the `String` decoded from it: the bytes as they are when
+    /// they are ASCII (nearly every group key), else through the `String` (which repairs bytes that are not
+    /// UTF-8, as a decoded key did).
+    mutating func appendJSONString(utf8 field: UnsafeRawBufferPointer) {
+        let utf8 = field.assumingMemoryBound(to: UInt8.self)
+        let plain = PlainBytes.isPlainJSON(field)
+        if !plain, utf8.contains(where: { $0 >= 0x80 }) { return appendJSONString(String(decoding: utf8, as: UTF8.self)) }
+        append(UInt8(ascii: "\""))
+        if plain { append(contentsOf: utf8) } else { appendJSONEscaped(utf8) }
         append(UInt8(ascii: "\""))
     }
 

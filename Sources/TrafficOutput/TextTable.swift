@@ -626,22 +626,6 @@ func writeHumanBytes(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
     return n
 }
 
-/// Writes `String(value)` at `out` (room for `maxDecimalBytes`); returns how many bytes it took. The
-/// digits are counted first and written from the last, in place: no buffer to copy from.
-@inline(__always)
-func writeDecimal(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
-    var magnitude = value.magnitude
-    let count = decimalWidth(value)
-    var at = count
-    repeat {
-        at -= 1
-        out[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-        magnitude /= 10
-    } while magnitude > 0
-    if value < 0 { out[0] = UInt8(ascii: "-") }
-    return count
-}
-
 /// The display width of `humanBytes(value)`, without making the string (tables measure every cell first).
 public func humanBytesWidth(_ value: Int) -> Int {
     let (unit, tenths) = humanBytesParts(value)

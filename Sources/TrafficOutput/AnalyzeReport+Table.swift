@@ -176,7 +176,7 @@ extension AnalyzeReport {
         func widen(keyBytes key: UnsafeRawBufferPointer, _ totals: UnsafePointer<GroupTotals>, _ widths: inout [Int]) {
             var column = 0
             // Through a pointer: the closure per field would otherwise make `widths` unique each time.
-            widths.withUnsafeMutableBufferPointer { widths in
+            _ = widths.withUnsafeMutableBufferPointer { widths in
                 GroupKeyBytes.forEachField(key) { field in
                     // (A damaged entry's extra fields are not measured: its reading fails the report.)
                     if column < keyCount, column < widths.count {

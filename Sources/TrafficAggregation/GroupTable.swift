@@ -206,8 +206,11 @@ package struct GroupTable {
 
     /// `spool` of each of `slots` in turn, but those `skip` says, the table's arrays read through pointers
     /// taken once (a call per slot retained and released them seven times over: 50 M instructions on the
-    /// 1 GiB bench). Returns how many bytes the groups whose hash is below `split` took.
-    package func spool(_ slots: [Int], skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8]) -> Int {
+    /// 1 GiB bench). The totals written are added to `sum` as they are read. Returns how many bytes the groups
+    /// whose hash is below `split` took.
+    package func spool(
+        _ slots: [Int], skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals
+    ) -> Int {
         var below = bytes.count
         keyBytes.withUnsafeBytes { keys in
             keyEnds.withUnsafeBufferPointer { ends in
@@ -216,9 +219,9 @@ package struct GroupTable {
                         let start = slot == 0 ? 0 : ends[slot - 1]
                         let key = UnsafeRawBufferPointer(rebasing: keys[start..<ends[slot]])
                         chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
-                            SpooledGroup.append(
-                                hash: hashes[slot], keyBytes: key, totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)),
-                                to: &bytes)
+                            let totals = chunk.baseAddress! + (slot & (Self.chunkSize - 1))
+                            SpooledGroup.append(hash: hashes[slot], keyBytes: key, totals: totals, to: &bytes)
+                            sum.add(totals)
                         }
                         if hashes[slot] < split { below = bytes.count }
                     }

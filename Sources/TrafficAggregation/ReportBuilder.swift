@@ -179,13 +179,14 @@ package final class ReportBuilder {
         var pinned = Set<Int32>()
         for slot in pinSlots where slot >= 0 { pinned.insert(slot) }
         spillBytes.removeAll(keepingCapacity: true)
+        var written = GroupTotals()
         let split = groups.spool(
             groups.slotsInSpillOrder(), skip: { !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: $0)) },
-            splitAt: Self.secondHalf, to: &spillBytes)
+            splitAt: Self.secondHalf, to: &spillBytes, sum: &written)
         guard let range = spool.append(spillBytes) else {
             return failGroups("cannot write a temporary file in \(spool.directory)")
         }
-        groups.addTotals(to: &spilledTotals, skip: { !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: $0)) })
+        spilledTotals.add(written)
         let middle = range.lowerBound + Int64(split)
         groupRuns[0].append(.spilled(spool, range.lowerBound..<middle))
         groupRuns[1].append(.spilled(spool, middle..<range.upperBound))

@@ -14,7 +14,8 @@
 /// fails the tests instead of vanishing from large reports only.
 package enum SpooledGroup {
     package static let totalsFieldCount = 7
-    /// `SideTotals`' stored sums, the ten rare ones included (stored together as `rareSums`: 11 properties).
+    /// `SideTotals`' stored sums, the thirteen rare ones included (four overhead sums as properties, the others
+    /// together as `rareSums`: 15 properties).
     package static let sideFieldCount = 10 + SideTotals.rareCount
     /// The sums of `GroupTotals.store(into:)`: three counts and two sides.
     package static let sumCount = 3 + 2 * sideFieldCount

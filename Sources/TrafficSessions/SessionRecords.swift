@@ -156,7 +156,12 @@ package final class SessionRecords {
     private func attribute(_ summary: TCPConnectionSummary) -> Int {
         guard !attributions.isEmpty else { return 0 }
         var lost = 0
-        let first = attributions.map(\.index).min()!, last = attributions.map(\.index).max()!
+        // One pass, no arrays: this runs for every connection.
+        var first = Int.max, last = Int.min
+        for attribution in attributions {
+            first = min(first, attribution.index)
+            last = max(last, attribution.index)
+        }
         /// The record on `direction`'s side of exchange `index` (the final response for responses),
         /// else the other side's record of that exchange.
         func slot(_ index: Int, _ direction: Direction) -> Int? {
@@ -188,12 +193,8 @@ package final class SessionRecords {
             }
             lost += ledger?.unsettledBytes ?? 0
         }
-        var charges = Array(controlCharges.map { ($0.key.index, $0.key.direction, $0.value) })
-        for direction in Direction.allCases {
-            let d = direction.rawValue
-            charges.append((first, direction, (bytes: connectionControlBytes[d], framing: connectionControlFraming[d])))
-        }
-        for (index, direction, charge) in charges where charge.bytes | charge.framing != 0 {
+        func chargeControl(_ index: Int, _ direction: Direction, _ charge: (bytes: Int, framing: Int)) {
+            guard charge.bytes | charge.framing != 0 else { return }
             if let target = slot(index, direction) {
                 credit(target) {
                     $0.h2ControlBytes &+= charge.bytes
@@ -202,6 +203,12 @@ package final class SessionRecords {
             } else {
                 lost &+= charge.bytes &+ charge.framing
             }
+        }
+        // (HTTP/1 connections have none: no list is made of them.)
+        for (entry, charge) in controlCharges { chargeControl(entry.index, entry.direction, charge) }
+        for direction in Direction.allCases {
+            let d = direction.rawValue
+            chargeControl(first, direction, (bytes: connectionControlBytes[d], framing: connectionControlFraming[d]))
         }
         controlCharges = [:]
         connectionControlBytes = PerDirection()

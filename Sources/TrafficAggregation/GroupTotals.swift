@@ -168,14 +168,19 @@ public struct SideTotals: Sendable, Equatable {
 
     /// Connection overhead found for a record after the record itself was counted.
     package mutating func add(_ overhead: RecordOverhead) {
-        tunnelBytes &+= overhead.tunnelBytes
         handshakeBytes &+= overhead.handshakeBytes
         teardownBytes &+= overhead.teardownBytes
         packetOverheadBytes &+= overhead.packetOverheadBytes
         retransmittedBytes &+= overhead.retransmittedBytes
-        tlsHandshakeBytes &+= overhead.tlsHandshakeBytes
-        h2ControlBytes &+= overhead.h2ControlBytes
-        tlsOverheadBytes &+= overhead.tlsOverheadBytes
+        // The rare ones (tunnels, TLS, HTTP/2) only when there are any: each is a read and a write of `rareSums`.
+        let tunnel = overhead.tunnelBytes, tlsHandshake = overhead.tlsHandshakeBytes
+        let h2Control = overhead.h2ControlBytes, tlsOverhead = overhead.tlsOverheadBytes
+        if tunnel | tlsHandshake | h2Control | tlsOverhead != 0 {
+            tunnelBytes &+= tunnel
+            tlsHandshakeBytes &+= tlsHandshake
+            h2ControlBytes &+= h2Control
+            tlsOverheadBytes &+= tlsOverhead
+        }
     }
 
     /// Bytes that content coding kept off the wire: decoded minus encoded, over coded bodies.

@@ -63,14 +63,23 @@ package final class ReportBuilder {
     package var recordStream: (any RecordStream)?
     /// Where this builder's encoded records go: the stream itself, or a shard's numbering.
     package var streamedLinesSink: ((StreamedLines) -> Void)?
+    /// Emptied lines with their room, from the sink, for the next batch (nil: none to give).
+    package var spareStreamedLines: (() -> StreamedLines?)?
     private var streamed = StreamedLines()
     private static let streamBatch = 256
 
     /// Hands the records still held for the stream over.
     package func flushStreamedRecords() {
         guard !streamed.isEmpty, let recordStream else { return }
-        if let streamedLinesSink { streamedLinesSink(streamed) } else { recordStream.write(streamed) }
-        streamed.removeAll()
+        if let streamedLinesSink {
+            // The sink keeps the batch: the next one starts in spare room, not in lines made and grown anew.
+            let batch = streamed
+            streamed = spareStreamedLines?() ?? StreamedLines()
+            streamedLinesSink(batch)
+        } else {
+            recordStream.write(streamed)
+            streamed.removeAll()
+        }
     }
 
     package init(options: ReportOptions, capturePaths: [String]) {

@@ -308,6 +308,7 @@ public enum TrafficAnalyzer {
                 decryption: decryption)
             if let numbering {
                 shardBuilder.streamedLinesSink = { numbering.records($0, shard: shard) }
+                shardBuilder.spareStreamedLines = { numbering.spareLines() }
                 let make = makeHandler
                 makeHandler = { info in
                     numbering.connectionStarted(shard: shard, local: info.id, firstPacket: info.firstPacket)

@@ -142,6 +142,29 @@ public struct SideTotals: Sendable, Equatable {
         }
     }
 
+    /// `add(_:)` of a side read in place.
+    package mutating func add(_ other: UnsafePointer<SideTotals>) {
+        bytes &+= other.pointee.bytes
+        lineBytes &+= other.pointee.lineBytes
+        headerBytes &+= other.pointee.headerBytes
+        cookieBytes &+= other.pointee.cookieBytes
+        bodyBytes &+= other.pointee.bodyBytes
+        encodedBodyBytes &+= other.pointee.encodedBodyBytes
+        decodedBodyBytes &+= other.pointee.decodedBodyBytes
+        decodeUnknown &+= other.pointee.decodeUnknown
+        compressedBodyBytes &+= other.pointee.compressedBodyBytes
+        uncompressedBodyBytes &+= other.pointee.uncompressedBodyBytes
+        handshakeBytes &+= other.pointee.handshakeBytes
+        teardownBytes &+= other.pointee.teardownBytes
+        packetOverheadBytes &+= other.pointee.packetOverheadBytes
+        retransmittedBytes &+= other.pointee.retransmittedBytes
+        if !other.pointee.rareSums.isEmpty {
+            other.pointee.rareSums.withUnsafeBufferPointer { sums in
+                for i in sums.indices where sums[i] != 0 { setRare(i, rare(i) &+ sums[i]) }
+            }
+        }
+    }
+
     package mutating func add(_ other: SideTotals) {
         bytes &+= other.bytes
         lineBytes &+= other.lineBytes
@@ -341,8 +364,9 @@ public struct GroupTotals: Sendable, Equatable {
     package mutating func add(_ other: UnsafePointer<GroupTotals>) {
         requests &+= other.pointee.requests
         responses &+= other.pointee.responses
-        request.add(other.pointee.request)
-        response.add(other.pointee.response)
+        // Each side read through its own pointer: `other.pointee.request` copied the side (a retain and release).
+        request.add(other.pointer(to: \.request)!)
+        response.add(other.pointer(to: \.response)!)
         incomplete &+= other.pointee.incomplete
         if !other.pointee.responseSizes.entries.isEmpty { responseSizes.add(other.pointee.responseSizes) }
         if !other.pointee.waits.entries.isEmpty { waits.add(other.pointee.waits) }

@@ -25,13 +25,14 @@ package struct MessageStore {
     private let directory: String?
 
     /// `directory`: where the temporary file goes (nil: `$TMPDIR`, else `/tmp`).
-    /// Runs read at once: reading a run holds a 64 KiB buffer and a decoded record, so a list of more runs is
-    /// first merged in groups of this many into longer runs (`finish`). Without it, memory grew with the capture:
-    /// `--messages --format csv` on an 8 GiB API-dense capture (≈ 560 runs) peaked at 70.6 MiB, 56 MiB on 1 GiB.
+    /// Runs read at once: reading a run holds a 64 KiB buffer and a decoded record, so a list of more runs has
+    /// some merged into longer runs first (`finish`), 8 MiB of buffers at most. Without it, memory grew with the
+    /// capture: `--messages --format csv` on an 8 GiB API-dense capture (≈ 560 runs) peaked at 70.6 MiB, 56 MiB on
+    /// 1 GiB. (128, not 64: with 64, `--format har` on the 1 GiB API bench, 135 runs, rewrote every run, +15 %.)
     private let fanIn: Int
 
     /// `directory`: where the temporary file goes (nil: `$TMPDIR`, else `/tmp`). `fanIn`: see `fanIn` (at least 2).
-    package init(runLength: Int, directory: String? = nil, fanIn: Int = 64) {
+    package init(runLength: Int, directory: String? = nil, fanIn: Int = 128) {
         self.runLength = max(1, runLength)
         self.directory = directory
         self.fanIn = max(2, fanIn)
@@ -132,43 +133,52 @@ package struct MessageStore {
         return list
     }
 
-    /// One pass of `finish`'s merging: consecutive groups of `fanIn` runs become one run each, written after the
-    /// others in this store's temporary file (records renumbered as they are read, so the new runs need no
-    /// mapping). Equal keys stay in run order, as one merge of all the runs would keep them. False (the runs
-    /// left as they were) when the file cannot be written.
+    /// One step of `finish`'s merging: the consecutive runs whose bytes are fewest, as many as bring the list
+    /// to `fanIn` runs (at most `fanIn` of them), become one run written after the others in this store's
+    /// temporary file, in their place. Consecutive, so that equal keys stay in run order, as one merge of all
+    /// the runs would keep them; only as many as needed, so that a list just past the fan-in rewrites a few
+    /// runs, not all of them. Records are renumbered as they are read: the new run needs no mapping. False
+    /// (the runs left as they were) when the file cannot be written.
     private mutating func mergeRuns(status: MessageList.ReadStatus) -> Bool {
         if spool == nil { spool = RecordSpool(directory: directory) }
         guard let spool else { return false }
-        var merged: [MessageRun] = []
-        var bytes: [UInt8] = []
-        for start in stride(from: 0, to: runs.count, by: fanIn) {
-            let group = Array(runs[start..<min(start + fanIn, runs.count)])
-            if group.count == 1 {
-                merged.append(group[0])
-                continue
+        let width = min(fanIn, runs.count - fanIn + 1)
+        func size(_ run: MessageRun) -> Int64 {
+            switch run {
+            case .memory(let entries): Int64(entries.count)
+            case .spilled(_, let range, _): Int64(range.count)
             }
-            var iterator = MessageList.Iterator(runs: group, status: status)
-            var range: Range<Int64>?
-            func write() -> Bool {
-                guard let written = spool.append(bytes) else { return false }
-                bytes.removeAll(keepingCapacity: true)
-                // One range: nothing else writes this file meanwhile, so each write follows the last.
-                guard let previous = range else {
-                    range = written
-                    return true
-                }
-                guard previous.upperBound == written.lowerBound else { return false }
-                range = previous.lowerBound..<written.upperBound
+        }
+        var best = 0, bestSize = Int64.max, windowSize: Int64 = 0
+        for i in runs.indices {
+            windowSize += size(runs[i])
+            if i >= width { windowSize -= size(runs[i - width]) }
+            if i >= width - 1, windowSize < bestSize {
+                bestSize = windowSize
+                best = i - width + 1
+            }
+        }
+        var iterator = MessageList.Iterator(runs: Array(runs[best..<(best + width)]), status: status)
+        var bytes: [UInt8] = []
+        var range: Range<Int64>?
+        func write() -> Bool {
+            guard let written = spool.append(bytes) else { return false }
+            bytes.removeAll(keepingCapacity: true)
+            // One range: nothing else writes this file meanwhile, so each write follows the last.
+            guard let previous = range else {
+                range = written
                 return true
             }
-            while let entry = iterator.next() {
-                SpooledRecord.append(entry, to: &bytes)
-                if bytes.count >= Self.runBytes, !write() { return false }
-            }
-            if !bytes.isEmpty, !write() { return false }
-            if let range { merged.append(.spilled(spool, range, renumber: nil)) }
+            guard previous.upperBound == written.lowerBound else { return false }
+            range = previous.lowerBound..<written.upperBound
+            return true
         }
-        runs = merged
+        while let entry = iterator.next() {
+            SpooledRecord.append(entry, to: &bytes)
+            if bytes.count >= Self.runBytes, !write() { return false }
+        }
+        if !bytes.isEmpty, !write() { return false }
+        runs.replaceSubrange(best..<(best + width), with: range.map { [.spilled(spool, $0, renumber: nil)] } ?? [])
         return true
     }
 }

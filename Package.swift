@@ -178,7 +178,7 @@ let package = Package(
                 "TrafficAggregation", "TrafficAnalysis", "TrafficConcurrency", "TrafficSessions", "TrafficTestSupport",
             ]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
-        .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture"]),
+        .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture", "TrafficSessions"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficMerge"]),
     ],
     swiftLanguageModes: [.v6]

@@ -259,18 +259,33 @@ extension Array where Element == UInt8 {
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<i]))
                 plain = i + 1
-                switch byte {
-                case UInt8(ascii: "\""): appendUTF8("\\\"")
-                case UInt8(ascii: "\\"): appendUTF8("\\\\")
-                case UInt8(ascii: "\n"): appendUTF8("\\n")
-                case UInt8(ascii: "\r"): appendUTF8("\\r")
-                case UInt8(ascii: "\t"): appendUTF8("\\t")
-                default:
-                    let hex = String(byte, radix: 16)
-                    appendUTF8("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { escape in
+                    append(contentsOf: UnsafeBufferPointer(rebasing: escape[..<writeJSONEscape(byte, to: escape.baseAddress!)]))
                 }
             }
             append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain...]))
         }
     }
+}
+
+/// The escape of a byte that a JSON string cannot hold as it is (RFC 8259 §7: a quote, a backslash, a control
+/// byte), written at `out` (room for 6): `\"`, `\\`, `\n`, `\r`, `\t`, or `\u00XX` in lower-case hex. Its length.
+func writeJSONEscape(_ byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    out[0] = UInt8(ascii: "\\")
+    switch byte {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+    case UInt8(ascii: "\n"): out[1] = UInt8(ascii: "n")
+    case UInt8(ascii: "\r"): out[1] = UInt8(ascii: "r")
+    case UInt8(ascii: "\t"): out[1] = UInt8(ascii: "t")
+    default:
+        let hex = UInt8(ascii: "0")
+        func digit(_ value: UInt8) -> UInt8 { value < 10 ? hex + value : UInt8(ascii: "a") + value - 10 }
+        out[1] = UInt8(ascii: "u")
+        out[2] = hex
+        out[3] = hex
+        out[4] = digit(byte >> 4)
+        out[5] = digit(byte & 0xF)
+        return 6
+    }
+    return 2
 }

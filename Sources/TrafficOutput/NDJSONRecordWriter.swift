@@ -169,22 +169,7 @@ public final class NDJSONRecordWriter: RecordStream {
                 guard value < 0x20 || value == UInt8(ascii: "\"") || value == UInt8(ascii: "\\") else { continue }
                 bytes(UnsafeBufferPointer(rebasing: utf8[plain..<(i - 1)]))
                 plain = i
-                byte(UInt8(ascii: "\\"))
-                switch value {
-                case UInt8(ascii: "\""): byte(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): byte(UInt8(ascii: "\\"))
-                case UInt8(ascii: "\n"): byte(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): byte(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): byte(UInt8(ascii: "t"))
-                default:
-                    // \u00XX, lower-case hex.
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    byte(UInt8(ascii: "u"))
-                    byte(UInt8(ascii: "0"))
-                    byte(UInt8(ascii: "0"))
-                    byte(hex[Int(value >> 4)])
-                    byte(hex[Int(value & 0xF)])
-                }
+                at += writeJSONEscape(value, to: at)
             }
             bytes(UnsafeBufferPointer(rebasing: utf8[plain...]))
         }

@@ -65,25 +65,13 @@ func withDecimal<R>(_ value: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
 /// digits are counted first and written from the last, in place (no buffer to copy from), two a step.
 @inline(__always)
 func writeDecimal(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
-    var magnitude = value.magnitude
     let count = decimalWidth(value)
-    let pairs = decimalPairs.utf8Start
-    var at = count
-    while magnitude >= 100 {
-        let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
-        magnitude /= 100
-        at -= 2
-        out[at] = pairs[pair]
-        out[at + 1] = pairs[pair + 1]
-    }
-    if magnitude >= 10 {
-        let pair = Int(truncatingIfNeeded: magnitude) &* 2
-        out[at - 2] = pairs[pair]
-        out[at - 1] = pairs[pair + 1]
+    if value < 0 {
+        out[0] = UInt8(ascii: "-")
+        writeDigits(UInt64(value.magnitude), count: count - 1, to: out + 1)
     } else {
-        out[at - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        writeDigits(UInt64(value.magnitude), count: count, to: out)
     }
-    if value < 0 { out[0] = UInt8(ascii: "-") }
     return count
 }
 

@@ -231,11 +231,11 @@ package struct GroupTable {
         return below
     }
 
-    /// Adds the totals of every group but those `skip` says to `sum`, read in place (in slot order).
-    package func addTotals(to sum: inout GroupTotals, skip: (Int) -> Bool = { _ in false }) {
+    /// Adds the totals of every group to `sum`, read in place.
+    package func addTotals(to sum: inout GroupTotals) {
         for c in chunks.indices {
             chunks[c].withUnsafeBufferPointer { chunk in
-                for i in chunk.indices where !skip(c << Self.chunkShift | i) { sum.add(chunk.baseAddress! + i) }
+                for i in chunk.indices { sum.add(chunk.baseAddress! + i) }
             }
         }
     }

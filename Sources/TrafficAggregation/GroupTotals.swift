@@ -165,29 +165,7 @@ public struct SideTotals: Sendable, Equatable {
         }
     }
 
-    package mutating func add(_ other: SideTotals) {
-        bytes &+= other.bytes
-        lineBytes &+= other.lineBytes
-        headerBytes &+= other.headerBytes
-        cookieBytes &+= other.cookieBytes
-        bodyBytes &+= other.bodyBytes
-        encodedBodyBytes &+= other.encodedBodyBytes
-        decodedBodyBytes &+= other.decodedBodyBytes
-        decodeUnknown += other.decodeUnknown
-        compressedBodyBytes &+= other.compressedBodyBytes
-        uncompressedBodyBytes &+= other.uncompressedBodyBytes
-        handshakeBytes &+= other.handshakeBytes
-        teardownBytes &+= other.teardownBytes
-        packetOverheadBytes &+= other.packetOverheadBytes
-        retransmittedBytes &+= other.retransmittedBytes
-        // Only the rare sums the other has (none, mostly): thirteen setters each way cost more than the rest
-        // when the report adds up its groups.
-        if !other.rareSums.isEmpty {
-            other.rareSums.withUnsafeBufferPointer { sums in
-                for i in sums.indices where sums[i] != 0 { setRare(i, rare(i) &+ sums[i]) }
-            }
-        }
-    }
+    package mutating func add(_ other: SideTotals) { withUnsafePointer(to: other) { add($0) } }
 
     /// Connection overhead found for a record after the record itself was counted.
     package mutating func add(_ overhead: RecordOverhead) {
@@ -388,15 +366,7 @@ public struct GroupTotals: Sendable, Equatable {
     }
 
     /// Adds another group's totals (merging shards and runs; the HTML report's "other" row).
-    public mutating func add(_ other: GroupTotals) {
-        requests += other.requests
-        responses += other.responses
-        request.add(other.request)
-        response.add(other.response)
-        incomplete += other.incomplete
-        responseSizes.add(other.responseSizes)
-        waits.add(other.waits)
-    }
+    public mutating func add(_ other: GroupTotals) { withUnsafePointer(to: other) { add($0) } }
 }
 
 /// One row of the report: the values of the group-by fields, and the totals.

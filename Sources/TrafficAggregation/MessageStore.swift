@@ -24,7 +24,6 @@ package struct MessageStore {
 
     private let directory: String?
 
-    /// `directory`: where the temporary file goes (nil: `$TMPDIR`, else `/tmp`).
     /// Runs read at once: reading a run holds a 64 KiB buffer and a decoded record, so a list of more runs has
     /// some merged into longer runs first (`finish`), 8 MiB of buffers at most. Without it, memory grew with the
     /// capture: `--messages --format csv` on an 8 GiB API-dense capture (≈ 560 runs) peaked at 70.6 MiB, 56 MiB on
@@ -145,7 +144,7 @@ package struct MessageStore {
         let width = min(fanIn, runs.count - fanIn + 1)
         func size(_ run: MessageRun) -> Int64 {
             switch run {
-            case .memory(let entries): Int64(entries.count)
+            case .memory(let entries): Int64(entries.count) &* Int64(MemoryLayout<Entry>.stride)
             case .spilled(_, let range, _): Int64(range.count)
             }
         }

@@ -339,7 +339,6 @@ public enum TrafficAnalyzer {
     }
 }
 
-/// A shard's connections' first packets, indexed by the shard's own connection numbers.
 /// Capture-wide connection numbers (tshark's `tcp.stream`: the rank of a connection's first packet over every
 /// shard) from each shard's first packets by its own numbers. A shard numbers its connections as it reads them,
 /// so each list ascends and one merge of the lists numbers them all; the list of every connection sorted, as
@@ -372,6 +371,7 @@ func captureNumbers(_ byShard: [[Int]]) -> [[Int]] {
     }
 }
 
+/// A shard's connections' first packets, indexed by the shard's own connection numbers.
 final class FirstPackets: @unchecked Sendable {
     private(set) var byLocal: [Int] = []
 

@@ -72,14 +72,14 @@ public final class NDJSONRecordWriter: RecordStream {
         keys.bytes.withUnsafeBufferPointer { keyBytes in
             keys.ends.withUnsafeBufferPointer { keyEnds in
                 let bound = tailBound(r, keyBytes: keyBytes.count)
-                let tail = [UInt8](unsafeUninitializedCapacity: bound) { room, count in
+                // On the stack when it fits there (a record's tail is a few KiB): no allocation per record.
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { room in
                     var w = TailWriter(room.baseAddress!)
                     encodeTail(of: r, to: &w, keyBytes: keyBytes, keyEnds: keyEnds)
                     // The bound is what makes the writes safe: a field added without it must fail loudly.
                     precondition(w.count <= bound, "an NDJSON record's bound is short")
-                    count = w.count
+                    b.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<w.count]))
                 }
-                b.append(contentsOf: tail)
             }
         }
     }

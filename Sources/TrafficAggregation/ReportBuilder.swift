@@ -199,22 +199,25 @@ package final class ReportBuilder {
         let middle = range.lowerBound + Int64(split)
         groupRuns[0].append(.spilled(spool, range.lowerBound..<middle))
         groupRuns[1].append(.spilled(spool, middle..<range.upperBound))
-        var kept = GroupTable()
-        var moved: [Int32: Int32] = [:]
-        for pin in pinSlots.indices where pinSlots[pin] >= 0 {
-            let old = pinSlots[pin]
-            if let new = moved[old] {
-                pinSlots[pin] = new
-                continue
-            }
-            let new = groups.withKey(ofSlot: Int(old)) { kept.slot(forKeyBytes: $0, hash: groups.hash(ofSlot: Int(old))) }
-            kept[new] = groups[Int(old)]
-            moved[old] = Int32(truncatingIfNeeded: new)
-            pinSlots[pin] = Int32(truncatingIfNeeded: new)
+        // Pinned groups stay: copied out, the table emptied in place, and put back in.
+        var pinnedGroups: [(old: Int32, key: [UInt8], hash: UInt64, totals: GroupTotals)] = []
+        var copied = Set<Int32>()
+        for slot in pinSlots where slot >= 0 && copied.insert(slot).inserted {
+            let key = groups.withKey(ofSlot: Int(slot)) { [UInt8]($0) }
+            pinnedGroups.append((slot, key, groups.hash(ofSlot: Int(slot)), groups[Int(slot)]))
         }
-        groups = kept
+        groups.removeAllKeepingCapacity()
+        var moved: [Int32: Int32] = [:]
+        for group in pinnedGroups {
+            let new = group.key.withUnsafeBytes { groups.slot(forKeyBytes: $0, hash: group.hash) }
+            groups[new] = group.totals
+            moved[group.old] = Int32(truncatingIfNeeded: new)
+        }
+        for pin in pinSlots.indices where pinSlots[pin] >= 0 {
+            pinSlots[pin] = moved[pinSlots[pin]]!
+        }
         // Pinned groups that cannot go yet do not make every new group write the table again.
-        spillAt = max(max(1, options.groupsInMemory), 2 * kept.count)
+        spillAt = max(max(1, options.groupsInMemory), 2 * groups.count)
     }
 
     private func failGroups(_ reason: String) {

@@ -315,12 +315,14 @@ public enum TrafficAnalyzer {
                     return make(info)
                 }
             }
-            return TCPReassembler(
+            let reassembler = TCPReassembler(
                 limits: limits,
                 makeHandler: makeHandler,
                 connectionEnded: { ended in
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })
+            reassembler.finished = { shardBuilder.finishShard() }
+            return reassembler
         }
         let analysis = try CaptureAnalysis.read(
             path: path, options: analysisOptions, into: sink, progress: progress, datagrams: datagrams)

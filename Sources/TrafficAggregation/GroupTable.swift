@@ -224,7 +224,7 @@ package struct GroupTable {
     /// 1 GiB bench). The totals written are added to `sum` as they are read. Returns how many bytes the groups
     /// whose hash is below `split` took.
     package func spool(
-        _ slots: [Int], skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals
+        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals
     ) -> Int {
         var below = bytes.count
         keyBytes.withUnsafeBytes { keys in

@@ -193,18 +193,32 @@ package final class ReportBuilder {
         guard let spool = groupSpool else { return }
         var pinned = Set<Int32>()
         for slot in pinSlots where slot >= 0 { pinned.insert(slot) }
-        spillBytes.removeAll(keepingCapacity: true)
         var written = GroupTotals()
-        let split = groups.spool(
-            groups.slotsInSpillOrder(), skip: { !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: $0)) },
-            splitAt: Self.secondHalf, to: &spillBytes, sum: &written)
-        guard let range = spool.append(spillBytes) else {
-            return failGroups("cannot write a temporary file in \(spool.directory)")
-        }
+        // Written a slice of groups at a time: the file's appends follow one another, so the run is one range
+        // of it, and the buffer stays small (the whole table's bytes, ~1.3 MB with its growth's slack kept for
+        // the next spill, were part of peak RSS on every thread).
+        let order = groups.slotsInSpillOrder()
+        var start: Int64?, middle: Int64?, end: Int64 = 0
+        var at = 0
+        repeat {
+            let slice = order[at..<min(at + Self.spillSlice, order.count)]
+            spillBytes.removeAll(keepingCapacity: true)
+            let below = groups.spool(
+                slice, skip: { !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: $0)) },
+                splitAt: Self.secondHalf, to: &spillBytes, sum: &written)
+            guard let range = spool.append(spillBytes) else {
+                // Groups already written are not counted there: no run names them, and the table keeps them.
+                return failGroups("cannot write a temporary file in \(spool.directory)")
+            }
+            if start == nil { start = range.lowerBound }
+            if middle == nil, below < spillBytes.count { middle = range.lowerBound + Int64(below) }
+            end = range.upperBound
+            at += Self.spillSlice
+        } while at < order.count
         spilledTotals.add(written)
-        let middle = range.lowerBound + Int64(split)
-        groupRuns[0].append(.spilled(spool, range.lowerBound..<middle))
-        groupRuns[1].append(.spilled(spool, middle..<range.upperBound))
+        let lower = start ?? end
+        groupRuns[0].append(.spilled(spool, lower..<(middle ?? end)))
+        groupRuns[1].append(.spilled(spool, (middle ?? end)..<end))
         // Pinned groups stay: copied out, the table emptied in place, and put back in.
         var pinnedGroups: [(old: Int32, key: [UInt8], hash: UInt64, totals: GroupTotals)] = []
         var copied = Set<Int32>()
@@ -237,7 +251,7 @@ package final class ReportBuilder {
         var bytes: [UInt8] = []
         var written = GroupTotals()
         let split = groups.spool(
-            groups.slotsInSpillOrder(), skip: { _ in false }, splitAt: Self.secondHalf, to: &bytes, sum: &written)
+            groups.slotsInSpillOrder()[...], skip: { _ in false }, splitAt: Self.secondHalf, to: &bytes, sum: &written)
         spilledTotals.add(written)
         groups.removeAll()
         bytes.withUnsafeBytes { all in
@@ -247,6 +261,9 @@ package final class ReportBuilder {
             }
         }
     }
+
+    /// Groups written to the temporary file per append when the table is spilled.
+    private static let spillSlice = 256
 
     private func failGroups(_ reason: String) {
         groupSpool = nil

@@ -10,14 +10,17 @@ final class ShardWorker: @unchecked Sendable {
     let freeBatches = BlockingQueue<SegmentBatch>()
     private var thread: WorkerThread?
 
-    /// Four batches per worker: enough to keep both threads busy, few enough to bound memory (~0.5 MiB each).
+    /// Six batches per worker (~0.5 MiB each): a batch of 512 small packets is ~0.25 ms of the worker's
+    /// work, and with four the threads stalled each other whenever one of them spent a few milliseconds
+    /// on something else (writing groups out, sweeping connections). Eight were no faster than six, and
+    /// took `--overhead all` on the 8 GiB API bench past 64 MiB.
     /// Called on the worker's thread after each batch with the batch's `position` (record streams only).
     private let batchDone: ((Int) -> Void)?
 
     init(reassembler: TCPReassembler, batchDone: ((Int) -> Void)? = nil) {
         self.reassembler = reassembler
         self.batchDone = batchDone
-        for _ in 0..<4 { freeBatches.push(SegmentBatch()) }
+        for _ in 0..<6 { freeBatches.push(SegmentBatch()) }
     }
 
     func start() {

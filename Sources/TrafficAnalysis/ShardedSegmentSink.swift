@@ -106,13 +106,17 @@ final class ShardedSegmentSink: SegmentSink {
     }
 
     /// Hash buckets (of `buckets`) whose connections the reading thread analyses itself. Reading, decoding
-    /// and copying every packet costs it about 45 % of what all connections' analysis costs (per-thread CPU
-    /// times with two jobs on the 1 GiB bench captures: 0.41 s of reading against 0.88 s of analysis on the
-    /// bulk one, 0.55 s against 1.25 s on the API-dense one), so the threads finish together when the reading
-    /// thread takes the share `s` with `r + s = (1 − s) / (shards − 1)`, r = 0.45: s = (1 − 0.45 (shards − 1)) / shards.
-    /// A third (what a plain half share gave) kept the reading thread busy 0.1 s longer than its worker.
+    /// and copying every packet costs it about 60 % of what all connections' analysis costs, so the threads
+    /// finish together when the reading thread takes the share `s` with `r + s = (1 − s) / (shards − 1)`,
+    /// r = 0.6: s = (1 − 0.6 (shards − 1)) / shards, a fifth with two jobs, none with more.
+    /// r was 0.45 when the analysis cost more (fifth pass of issue 25). Measured with the time each thread
+    /// waited for the other (1 GiB API bench, two jobs, 27.5 % local, four batches): the worker waited
+    /// 50–160 ms for batches and the reading thread 35–80 ms for free ones, the worker being idle longer, so
+    /// the reading thread was the one to relieve. At 20 % with six to eight batches both waits fell to ~40 ms and
+    /// the reading took 0.43–0.48 s instead of 0.46–0.50 (best and mean of five, interleaved); 17.5 % and
+    /// 22.5 % were between the two.
     static func localShare(shards: Int) -> UInt64 {
-        let twentieths = 20 - 9 * (shards - 1)  // 20 (1 − 0.45 (shards − 1))
+        let twentieths = 20 - 12 * (shards - 1)  // 20 (1 − 0.6 (shards − 1))
         guard twentieths > 0 else { return 0 }
         return buckets * UInt64(twentieths) / UInt64(20 * shards)
     }

@@ -139,6 +139,55 @@ import Testing
         #expect(bytes.withUnsafeBytes { SpooledGroup.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) } == nil)
     }
 
+    /// An entry written at once on the stack (`append`) has the bytes of one written in parts
+    /// (`appendInParts`, the path of entries too long for the stack): keys of every length around the stack
+    /// buffer's size, sums of every magnitude and sign, histograms of 0 to 40 buckets, with and without waits
+    /// (breaking the stack path's hash order failed 81 of these 224 cases).
+    @Test func anEntryWrittenAtOnceHasTheBytesOfOneWrittenInParts() throws {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed ^= seed << 13
+            seed ^= seed >> 7
+            seed ^= seed << 17
+            return seed
+        }
+        for keyLength in [0, 1, 2, 40, 200, 400, 440, 480, 500, 520, 600, 900, 1_000, 1_100] {
+            for round in 0..<16 {
+                var totals = GroupTotals()
+                totals.requests = Int(next() % 1_000)
+                totals.responses = round.isMultiple(of: 3) ? 0 : Int(next() % 1_000)
+                totals.incomplete = Int(next() % 3)
+                let fields: [WritableKeyPath<SideTotals, Int>] = [\.bytes, \.lineBytes, \.headerBytes, \.cookieBytes,
+                    \.bodyBytes, \.encodedBodyBytes, \.decodedBodyBytes, \.decodeUnknown, \.compressedBodyBytes,
+                    \.uncompressedBodyBytes, \.tunnelBytes, \.handshakeBytes, \.teardownBytes, \.packetOverheadBytes,
+                    \.retransmittedBytes, \.tlsOverheadBytes, \.tlsHandshakeBytes, \.h2ControlBytes,
+                    \.headerDecodedSum, \.headerDecodedRecords, \.quicOverheadBytes, \.h3ControlBytes,
+                    \.quicConnectionBytes]
+                let sides: [WritableKeyPath<GroupTotals, SideTotals>] = [\.request, \.response]
+                for side in sides {
+                    for field in fields where next() % 3 != 0 {
+                        let magnitude = Int(truncatingIfNeeded: next() >> (next() % 64))
+                        totals[keyPath: side.appending(path: field)] = next() % 5 == 0 ? -magnitude : magnitude
+                    }
+                }
+                for _ in 0..<Int(next() % (round % 4 == 3 ? 41 : 4)) { totals.responseSizes.add(Int(truncatingIfNeeded: next() >> (next() % 64)) & Int.max) }
+                if round.isMultiple(of: 2) {
+                    for _ in 0..<Int(next() % (round % 4 == 2 ? 20 : 3)) { totals.waits.add(Int(next() % 100_000)) }
+                }
+                let key = [UInt8]((0..<keyLength).map { _ in UInt8(truncatingIfNeeded: next()) })
+                var atOnce: [UInt8] = [1, 2, 3], inParts: [UInt8] = [1, 2, 3]
+                let hash = next()
+                key.withUnsafeBytes { key in
+                    withUnsafePointer(to: totals) { totals in
+                        SpooledGroup.append(hash: hash, keyBytes: key, totals: totals, to: &atOnce)
+                        SpooledGroup.appendInParts(hash: hash, keyBytes: key, totals: totals, to: &inParts)
+                    }
+                }
+                #expect(atOnce == inParts, "key of \(keyLength) bytes, round \(round)")
+            }
+        }
+    }
+
     /// Only the sums that are not zero are stored (a mask says which): empty and sparse totals read back as
     /// they were, and a mask naming a sum that is not there is damage.
     @Test func zeroSumsAreLeftOutAndReadBack() throws {

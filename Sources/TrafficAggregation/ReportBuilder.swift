@@ -240,28 +240,6 @@ package final class ReportBuilder {
         spillAt = max(max(1, options.groupsInMemory), 2 * groups.count)
     }
 
-    /// A shard's part of the capture is read (called on the shard's thread): when it has written groups out
-    /// already, the rest of its table becomes an in-memory run per half too (sorted, as a spill would write
-    /// it) and the table is freed. The merge on the reading thread then only gathers runs, and until the
-    /// report is made the groups take ~80 bytes each as bytes instead of ~350 in a table (issue 25: shard
-    /// tables kept whole for the report raised peak RSS on the 1 GiB API bench by 4 MiB).
-    package func finishShard() {
-        guard hasGroupRuns, groups.count > 0, pinSlots.allSatisfy({ $0 < 0 }) else { return }
-        lastSlot = -1
-        var bytes: [UInt8] = []
-        var written = GroupTotals()
-        let split = groups.spool(
-            groups.slotsInSpillOrder()[...], skip: { _ in false }, splitAt: Self.secondHalf, to: &bytes, sum: &written)
-        spilledTotals.add(written)
-        groups.removeAll()
-        bytes.withUnsafeBytes { all in
-            for (half, range) in [0..<split, split..<all.count].enumerated() where !range.isEmpty {
-                let part = UnsafeRawBufferPointer(rebasing: all[range])
-                groupRuns[half].append(.memory(SpoolBytes(count: part.count) { $0.copyMemory(from: part) }))
-            }
-        }
-    }
-
     /// Groups written to the temporary file per append when the table is spilled.
     private static let spillSlice = 256
 

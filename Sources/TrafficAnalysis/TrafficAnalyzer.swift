@@ -315,14 +315,12 @@ public enum TrafficAnalyzer {
                     return make(info)
                 }
             }
-            let reassembler = TCPReassembler(
+            return TCPReassembler(
                 limits: limits,
                 makeHandler: makeHandler,
                 connectionEnded: { ended in
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })
-            reassembler.finished = { shardBuilder.finishShard() }
-            return reassembler
         }
         let analysis = try CaptureAnalysis.read(
             path: path, options: analysisOptions, into: sink, progress: progress, datagrams: datagrams)

@@ -85,8 +85,6 @@ public final class TCPReassembler {
     /// Off only in tests: every segment then takes `TCPConnection`'s general path.
     package var inOrderFastPath = true
     public private(set) var anomalies = [Int](repeating: 0, count: TCPAnomaly.allCases.count)
-    /// Called at the end of `finish`, on its thread, when every connection has ended.
-    public var finished: (() -> Void)?
 
     public init(limits: TCPReassemblyLimits = .init(), makeHandler: @escaping HandlerFactory,
                 connectionEnded: @escaping (TCPConnectionSummary) -> Void) {
@@ -181,7 +179,6 @@ public final class TCPReassembler {
         closedQueue = []
         closedQueueHead = 0
         updateSweepDue()
-        finished?()
     }
 
     /// Positions of `entries` in connection order. Connection numbers are distinct, and those still open at

@@ -180,21 +180,6 @@ package struct GroupTable {
     /// Every slot in the order of spilled runs: by key hash, then key bytes (`GroupRunMerge.Order.aggregation`).
     package func slotsInSpillOrder() -> [Int] {
         var order = Array(0..<count)
-        sortInSpillOrder(&order)
-        return order
-    }
-
-    /// The slots of one half of the hashes (0: below `split`, 1: from it on) in the order of spilled runs.
-    package func slotsInSpillOrder(half: Int, splitAt split: UInt64) -> [Int] {
-        var order: [Int] = []
-        slotHashes.withUnsafeBufferPointer { hashes in
-            for slot in hashes.indices where (hashes[slot] >= split) == (half == 1) { order.append(slot) }
-        }
-        sortInSpillOrder(&order)
-        return order
-    }
-
-    private func sortInSpillOrder(_ order: inout [Int]) {
         keyBytes.withUnsafeBytes { bytes in
             keyEnds.withUnsafeBufferPointer { ends in
                 func key(_ slot: Int) -> UnsafeRawBufferPointer {
@@ -207,6 +192,7 @@ package struct GroupTable {
                 }
             }
         }
+        return order
     }
 
     /// Appends slot `slot`'s group to `bytes` as a `SpooledGroup`, read in place.

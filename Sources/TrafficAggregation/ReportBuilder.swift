@@ -19,12 +19,6 @@ package final class ReportBuilder {
     /// be merged on two threads: `groupRuns[half]`.
     private var groupRuns: [[GroupRun]] = [[], []]
     private var hasGroupRuns: Bool { !groupRuns[0].isEmpty || !groupRuns[1].isEmpty }
-    /// Tables of shards merged in when groups had already been written out (`hasGroupRuns`): kept whole
-    /// instead of drained into `groups` a group at a time on the merging thread, since their groups meet
-    /// the others in the merge of runs anyway; `buildGroupsFromRuns` writes each half of every table on
-    /// that half's thread (the drain and the sorting of the table cost ~10 ms of a serial tail of ~80 on
-    /// the 1 GiB API bench).
-    private var mergedTables: [GroupTable] = []
     private var groupSpool: RecordSpool?
     /// Set when the groups' temporary file could not be made or written: they stay in memory.
     private var groupWarning: String?
@@ -382,14 +376,9 @@ package final class ReportBuilder {
         for half in 0..<2 { groupRuns[half] += shard.groupRuns[half] }
         shard.groupRuns = [[], []]
         if let warning = shard.groupWarning, groupWarning == nil { groupWarning = warning }
-        mergedTables += shard.mergedTables
-        shard.mergedTables = []
         if groups.count == 0 {
             // The first shard's table is taken over whole: no second copy of its groups.
             swap(&groups, &shard.groups)
-        } else if hasGroupRuns {
-            mergedTables.append(shard.groups)
-            shard.groups = GroupTable()
         } else {
             // Stored hashes: the shard's keys are read only where a hash matches (groups in both shards).
             shard.groups.drain { key, hash, totals in
@@ -413,7 +402,6 @@ package final class ReportBuilder {
         if options.countGroups {
             totals = spilledTotals
             groups.addTotals(to: &totals)
-            for table in mergedTables { table.addTotals(to: &totals) }
         }
         var warnings = warnings
         let groups = hasGroupRuns ? buildGroupsFromRuns() : buildGroupsInMemory()
@@ -469,31 +457,16 @@ package final class ReportBuilder {
     /// read. Memory holds a run, not the groups. The two halves of the hashes are merged on two threads when
     /// there is more than one job.
     private func buildGroupsFromRuns() -> (rows: ReportGroups, normalizedCount: Int?) {
-        let halves = HalfRuns(groupRuns)
+        var halves = groupRuns
         groupRuns = [[], []]
-        // The tables still in memory become a run per table and half, each half written on its own thread;
-        // they are freed before the merge.
-        let tables = ([groups] + mergedTables).filter { $0.count > 0 }
-        func spoolTables(_ half: Int) {
-            for table in tables {
-                let slots = table.slotsInSpillOrder(half: half, splitAt: Self.secondHalf)
-                if slots.isEmpty { continue }
-                var bytes: [UInt8] = []
-                for slot in slots { table.spool(slot, to: &bytes) }
-                halves.runs[half].append(.memory(SpoolBytes(bytes)))
-            }
-        }
-        if options.jobs > 1, !tables.isEmpty {
-            let second = WorkerThread { spoolTables(1) }
-            second.start()
-            spoolTables(0)
-            second.join()
-        } else {
-            spoolTables(0)
-            spoolTables(1)
+        let order = groups.slotsInSpillOrder()
+        let middle = order.firstIndex { groups.hash(ofSlot: $0) >= Self.secondHalf } ?? order.count
+        for (half, slots) in [order[..<middle], order[middle...]].enumerated() where !slots.isEmpty {
+            var bytes: [UInt8] = []
+            for slot in slots { groups.spool(slot, to: &bytes) }
+            halves[half].append(.memory(SpoolBytes(bytes)))
         }
         groups.removeAll()
-        mergedTables = []
         let status = SpoolReadStatus()
         let results = (0..<2).map { _ in HalfResult() }
         let runLength = max(1, options.groupsInMemory)
@@ -510,7 +483,7 @@ package final class ReportBuilder {
             // Each half writes its own file: a spool is written by one thread.
             let spool = half == 0 ? first : RecordSpool(directory: directory)
             results[half].value = Self.aggregate(
-                halves.runs[half], status: status, runLength: orderRunLength, spool: spool, normalizedColumn: column)
+                halves[half], status: status, runLength: orderRunLength, spool: spool, normalizedColumn: column)
         }
         if options.jobs > 1 {
             let second = WorkerThread { merge(1) }
@@ -537,12 +510,6 @@ package final class ReportBuilder {
             }
         }
         return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
-    }
-
-    /// The runs of each half, filled in by that half's thread.
-    private final class HalfRuns: @unchecked Sendable {
-        var runs: [[GroupRun]]
-        init(_ runs: [[GroupRun]]) { self.runs = runs }
     }
 
     private final class HalfResult: @unchecked Sendable {

@@ -24,6 +24,11 @@ package final class ReportBuilder {
     private var groupWarning: String?
     /// Reused for every run written.
     private var spillBytes: [UInt8] = []
+    /// Whether a spilled table is emptied in place, keeping its memory for the groups that come next: a new
+    /// table took its megabyte chunks of totals from the system again, page by page (~11 000 minor faults,
+    /// ~2.5 % of the default run on the 1 GiB API bench). Not when records are kept (`--messages`, HAR): their
+    /// store needs that room between spills (8 GiB API bench, HAR: 63.5 → 67.7 MB peak RSS with it).
+    private let keepsTableMemory: Bool
     /// The table is written out when it reaches this many groups.
     private var spillAt: Int
     /// Records whose connection overhead comes later (`addPinned`): the slot of their group, by pin (-1: a
@@ -90,6 +95,7 @@ package final class ReportBuilder {
         probe = options.groupBy.map { _ in "" }
         hostPathKeys = options.groupBy == [.host, .path] && options.paths.isIdentity
         spillAt = max(1, options.groupsInMemory)
+        keepsTableMemory = !options.keepMessages
         messages = MessageStore(runLength: options.messageRunLength, directory: options.messageSpoolDirectory)
         if options.collectTimeline { timeline = ReportTimeline(eventLimit: options.timelineEventLimit) }
     }
@@ -213,25 +219,29 @@ package final class ReportBuilder {
         let lower = start ?? end
         groupRuns[0].append(.spilled(spool, lower..<(middle ?? end)))
         groupRuns[1].append(.spilled(spool, (middle ?? end)..<end))
-        // A new table, not this one emptied in place: kept, its megabyte chunks of totals saved ~11 000 page
-        // faults on the 1 GiB API bench, but stayed resident between spills where `--format har` and
-        // `--messages` need the room (8 GiB API bench, HAR: 63.5 → 67.7 MB peak RSS).
-        var kept = GroupTable()
-        var moved: [Int32: Int32] = [:]
-        for pin in pinSlots.indices where pinSlots[pin] >= 0 {
-            let old = pinSlots[pin]
-            if let new = moved[old] {
-                pinSlots[pin] = new
-                continue
-            }
-            let new = groups.withKey(ofSlot: Int(old)) { kept.slot(forKeyBytes: $0, hash: groups.hash(ofSlot: Int(old))) }
-            kept[new] = groups[Int(old)]
-            moved[old] = Int32(truncatingIfNeeded: new)
-            pinSlots[pin] = Int32(truncatingIfNeeded: new)
+        // Pinned groups stay: copied out, the table emptied, and put back in.
+        var pinnedGroups: [(old: Int32, key: [UInt8], hash: UInt64, totals: GroupTotals)] = []
+        var copied = Set<Int32>()
+        for slot in pinSlots where slot >= 0 && copied.insert(slot).inserted {
+            let key = groups.withKey(ofSlot: Int(slot)) { [UInt8]($0) }
+            pinnedGroups.append((slot, key, groups.hash(ofSlot: Int(slot)), groups[Int(slot)]))
         }
-        groups = kept
+        if keepsTableMemory {
+            groups.removeAllKeepingCapacity()
+        } else {
+            groups = GroupTable()
+        }
+        var moved: [Int32: Int32] = [:]
+        for group in pinnedGroups {
+            let new = group.key.withUnsafeBytes { groups.slot(forKeyBytes: $0, hash: group.hash) }
+            groups[new] = group.totals
+            moved[group.old] = Int32(truncatingIfNeeded: new)
+        }
+        for pin in pinSlots.indices where pinSlots[pin] >= 0 {
+            pinSlots[pin] = moved[pinSlots[pin]]!
+        }
         // Pinned groups that cannot go yet do not make every new group write the table again.
-        spillAt = max(max(1, options.groupsInMemory), 2 * kept.count)
+        spillAt = max(max(1, options.groupsInMemory), 2 * groups.count)
     }
 
     /// Groups written to the temporary file per append when the table is spilled.

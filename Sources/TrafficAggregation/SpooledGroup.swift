@@ -51,20 +51,7 @@ package enum SpooledGroup {
                 (out + n).update(from: key.assumingMemoryBound(to: UInt8.self), count: keyBytes.count)
                 n += keyBytes.count
             }
-            n += withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums in
-                totals.pointee.store(into: sums.baseAddress!)
-                let at = out + n
-                var mask: UInt64 = 0
-                var end = 10
-                for i in 0..<sumCount where sums[i] != 0 {
-                    mask |= 1 << UInt64(i)
-                    let v = Int64(sums[i])
-                    end += putUnsigned(UInt64(bitPattern: v << 1 ^ v >> 63), at: at + end)
-                }
-                let maskCount = putUnsigned(mask, at: at)
-                if maskCount < 10 { (at + maskCount).update(from: at + 10, count: end - 10) }
-                return maskCount + end - 10
-            }
+            n += writeSums(totals, at: out + n)
             if histogramEntries > 0 {
                 func write(_ histogram: UnsafePointer<SizeHistogram>) {
                     n += putUnsigned(UInt64(histogram.pointee.max), at: out + n)
@@ -99,21 +86,7 @@ package enum SpooledGroup {
             for i in 0..<8 { out[4 + i] = UInt8(truncatingIfNeeded: hash >> (8 * UInt64(i))) }
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: 12))
             bytes.append(contentsOf: keyBytes)
-            let count = withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums in
-                totals.pointee.store(into: sums.baseAddress!)
-                // One pass: the sums' varints go after room for the mask (ten bytes at most), the mask is
-                // written before them, and they are moved up to it.
-                var mask: UInt64 = 0
-                var end = 10
-                for i in 0..<sumCount where sums[i] != 0 {
-                    mask |= 1 << UInt64(i)
-                    let v = Int64(sums[i])
-                    end += putUnsigned(UInt64(bitPattern: v << 1 ^ v >> 63), at: out + end)
-                }
-                let maskCount = putUnsigned(mask, at: out)
-                if maskCount < 10 { (out + maskCount).update(from: out + 10, count: end - 10) }
-                return maskCount + end - 10
-            }
+            let count = writeSums(totals, at: out)
             bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
             let sizes = totals.pointee.responseSizes
             let waits = totals.pointee.waits
@@ -135,6 +108,26 @@ package enum SpooledGroup {
             if !waits.entries.isEmpty { write(waits) }
         }
         bytes.endSpoolEntry(lengthAt)
+    }
+
+    /// The mask of the totals' sums that are not zero and those sums as zigzag varints, at `out` (room for ten
+    /// bytes a sum and ten for the mask); returns their length. One pass: the sums' varints go after room for
+    /// the mask, the mask is written before them, and they are moved up to it.
+    @inline(__always)
+    private static func writeSums(_ totals: UnsafePointer<GroupTotals>, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: sumCount) { sums in
+            totals.pointee.store(into: sums.baseAddress!)
+            var mask: UInt64 = 0
+            var end = 10
+            for i in 0..<sumCount where sums[i] != 0 {
+                mask |= 1 << UInt64(i)
+                let v = Int64(sums[i])
+                end += putUnsigned(UInt64(bitPattern: v << 1 ^ v >> 63), at: out + end)
+            }
+            let maskCount = putUnsigned(mask, at: out)
+            if maskCount < 10 { (out + maskCount).update(from: out + 10, count: end - 10) }
+            return maskCount + end - 10
+        }
     }
 
     /// An unsigned varint at `out`; returns its length.

@@ -56,6 +56,21 @@ extension AnalyzeReport {
         v[30] = q[quicConnection] &+ p[quicConnection]
     }
 
+    /// The cells after a group's keys, in the order JSON members and CSV columns have them: the first
+    /// `columnCount - 6` column values, the waits' two quantiles, then the last six values. A value or wait that
+    /// is not there is `nil` (JSON writes `null`, CSV an empty cell). One walk for both formats, so that their
+    /// orders cannot drift apart.
+    @inline(__always)
+    static func forEachCell(
+        _ values: UnsafePointer<Int?>, waits: UnsafePointer<SizeHistogram>, quantiles: (Double, Double),
+        number: (Int?) -> Void, seconds: (Int?) -> Void
+    ) {
+        for i in 0..<(columnCount - 6) { number(values[i]) }
+        seconds(waits.pointee.quantile(quantiles.0))
+        seconds(waits.pointee.quantile(quantiles.1))
+        for i in (columnCount - 6)..<columnCount { number(values[i]) }
+    }
+
     /// Calls `body` with the group's sums and its column values (`columnValues`), on the stack.
     static func withColumnValues<R>(
         _ totals: UnsafePointer<GroupTotals>, _ body: (_ sums: UnsafePointer<Int>, _ values: UnsafePointer<Int?>) -> R
@@ -227,24 +242,16 @@ extension AnalyzeReport {
                                 (out + at).update(from: null.utf8Start, count: null.utf8CodeUnitCount)
                                 at += null.utf8CodeUnitCount
                             }
-                            @inline(__always) func wait(_ quantile: Double) {
-                                next()
-                                if let wait = waits.pointee.quantile(quantile) {
-                                    at += AnalyzeReport.writeSeconds(wait, to: out + at)
-                                } else {
-                                    null()
-                                }
-                            }
-                            for i in 0..<(AnalyzeReport.columnCount - 6) {
-                                next()
-                                at += writeDecimal(values[i]!, to: out + at)
-                            }
-                            wait(quantiles.0)
-                            wait(quantiles.1)
-                            for i in (AnalyzeReport.columnCount - 6)..<AnalyzeReport.columnCount {
-                                next()
-                                if let value = values[i] { at += writeDecimal(value, to: out + at) } else { null() }
-                            }
+                            AnalyzeReport.forEachCell(
+                                values, waits: waits, quantiles: quantiles,
+                                number: { value in
+                                    next()
+                                    if let value { at += writeDecimal(value, to: out + at) } else { null() }
+                                },
+                                seconds: { wait in
+                                    next()
+                                    if let wait { at += AnalyzeReport.writeSeconds(wait, to: out + at) } else { null() }
+                                })
                             next()
                             at += AnalyzeReport.writeMergeState(sums: sums, waits: waits, to: out + at)
                             return at
@@ -288,20 +295,16 @@ extension AnalyzeReport {
                         }
                         first = false
                     }
-                    @inline(__always) func wait(_ quantile: Double) {
-                        separate()
-                        if let wait = waits.pointee.quantile(quantile) { at += AnalyzeReport.writeSeconds(wait, to: out + at) }
-                    }
-                    for i in 0..<(AnalyzeReport.columnCount - 6) {
-                        separate()
-                        at += writeDecimal(values[i]!, to: out + at)
-                    }
-                    wait(quantiles.0)
-                    wait(quantiles.1)
-                    for i in (AnalyzeReport.columnCount - 6)..<AnalyzeReport.columnCount {
-                        separate()
-                        if let value = values[i] { at += writeDecimal(value, to: out + at) }
-                    }
+                    AnalyzeReport.forEachCell(
+                        values, waits: waits, quantiles: quantiles,
+                        number: { value in
+                            separate()
+                            if let value { at += writeDecimal(value, to: out + at) }
+                        },
+                        seconds: { wait in
+                            separate()
+                            if let wait { at += AnalyzeReport.writeSeconds(wait, to: out + at) }
+                        })
                     return at
                 }
             }

@@ -1,5 +1,6 @@
 @testable import TrafficAggregation
 import TrafficSessions
+import TrafficCapture
 import Foundation
 import Testing
 @testable import TrafficAnalysis
@@ -87,6 +88,54 @@ import Testing
                 let report = try TrafficAnalyzer.analyze(paths: [path], options: options)
                 let totals = overhead.isEmpty ? tunnelsOnResponses(report.totals) : report.totals
                 #expect(totals == expected, "\(path) jobs \(jobs) budget \(budget) overhead \(overhead)")
+            }
+        }
+    }
+
+    /// Spills of many groups: a spill writes its run a slice of 256 groups at a time (the two halves' split
+    /// falls inside a slice), and empties the table in place, or makes a new one when records are kept. 2 000
+    /// groups over budgets of 300 to 1 700, records repeated across spills: the report equals the one kept
+    /// wholly in memory, its rows, totals and counts (placing the halves' split at the first slice's start instead failed 6
+    /// of its checks).
+    @Test func spillsOfManyGroupsEqualTheInMemoryReport() throws {
+        func records() -> [MessageRecord] {
+            var records: [MessageRecord] = []
+            for round in 0..<3 {
+                for i in 0..<2_000 where round == 0 || i % (round + 2) == 0 {
+                    var record = MessageRecord(
+                        connection: i, index: round, kind: i % 3 == 0 ? .response : .request,
+                        time: CaptureTime(nanoseconds: Int64(round * 10_000 + i)), client: "10.0.0.1:\(i)",
+                        server: "10.0.0.2:80", host: "h\(i % 7).example", path: "/items/\(i)")
+                    record.lineBytes = 20 + i % 13
+                    record.headerBytes = 100 + i
+                    record.bodyBytes = round * i
+                    record.encodedBodyBytes = round * i
+                    record.decodedBodyBytes = round * i
+                    records.append(record)
+                }
+            }
+            return records
+        }
+        func report(budget: Int, keepMessages: Bool) -> TrafficReport {
+            var options = ReportOptions()
+            options.groupsInMemory = budget
+            options.keepMessages = keepMessages
+            let builder = ReportBuilder(options: options, capturePaths: ["t.pcap"])
+            for record in records() { builder.add(record, capture: 0) }
+            return builder.build(captures: [CaptureSummary(path: "t.pcap", linkType: "EN10MB")], anomalies: [:], warnings: [])
+        }
+        for keepMessages in [false, true] {
+            let expected = report(budget: 16_384, keepMessages: keepMessages)
+            #expect(expected.groups.inMemory != nil)
+            #expect(expected.groups.count == 2_000)
+            for budget in [300, 700, 1_700] {
+                let spilled = report(budget: budget, keepMessages: keepMessages)
+                let label = "budget \(budget) keepMessages \(keepMessages)"
+                #expect(spilled.groups.inMemory == nil, "\(label): written out")
+                #expect(Self.dump(spilled.groups) == Self.dump(expected.groups), "\(label)")
+                #expect(spilled.totals == expected.totals, "\(label)")
+                #expect(spilled.normalizedGroupCount == expected.normalizedGroupCount, "\(label)")
+                #expect(spilled.groups.readFailure == nil, "\(label)")
             }
         }
     }

@@ -95,8 +95,8 @@ import Testing
     /// Spills of many groups: a spill writes its run a slice of 256 groups at a time (the two halves' split
     /// falls inside a slice), and empties the table in place, or makes a new one when records are kept. 2 000
     /// groups over budgets of 300 to 1 700, records repeated across spills: the report equals the one kept
-    /// wholly in memory, its rows, totals and counts (placing the halves' split at the first slice's start instead failed 6
-    /// of its checks).
+    /// wholly in memory, its rows, totals and counts (placing the halves' split at the first slice's start
+    /// instead failed 6 of its checks).
     @Test func spillsOfManyGroupsEqualTheInMemoryReport() throws {
         func records() -> [MessageRecord] {
             var records: [MessageRecord] = []

@@ -13,7 +13,7 @@ export BENCH_SIZE BENCH_TSHARK BENCH_SCALING BENCH_SEED BENCH_REGENERATE BENCH_R
 # Keep whatever default goal the including Makefile has, wherever the include line sits.
 _bench_default_goal := $(.DEFAULT_GOAL)
 
-.PHONY: bench bench-stages bench-instructions
+.PHONY: bench bench-stages bench-instructions pgo-profile
 
 bench: build-deps
 	SWIFT="$(SWIFT)" scripts/bench.sh
@@ -25,3 +25,7 @@ bench-stages: build-deps
 	$(SWIFT) package --package-path Benchmarks benchmark
 
 .DEFAULT_GOAL := $(_bench_default_goal)
+
+# Remakes Benchmarks/pgo/traffic.profdata, the profile release builds are optimized with (scripts/pgo-profile.sh).
+pgo-profile: build-deps
+	SWIFT="$(SWIFT)" scripts/pgo-profile.sh

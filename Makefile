@@ -9,7 +9,9 @@ SYSTEM_PACKAGES := libpcap:libpcap-dev zlib:zlib1g-dev libbrotlidec:libbrotli-de
 TOOLS := pkg-config:pkg-config python3:python3
 # The release binary links the Swift runtime and Foundation statically: a process then maps only what it
 # touches (about 6 MiB less resident memory than loading the shared Foundation and ICU) and starts faster.
-RELEASE := -c release --static-swift-stdlib
+# Link-time optimization over the engine's modules (with the execution profile of Package.swift): −5 %
+# instructions on the API-dense benchmark on top of the profile; a first build takes ~4.5 instead of ~3 minutes.
+RELEASE := -c release --static-swift-stdlib --experimental-lto-mode=full
 
 .PHONY: all deps build-deps browser-deps har-deps spark-deps build run test install samples clean
 

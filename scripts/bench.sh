@@ -77,7 +77,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 
 log "Building traffic (release)"
-(cd "$ROOT" && $SWIFT build -c release --static-swift-stdlib --product traffic >&2)  # as `make build`
+(cd "$ROOT" && $SWIFT build -c release --static-swift-stdlib --experimental-lto-mode=full --product traffic >&2)  # as `make build`
 TRAFFIC=$ROOT/.build/release/traffic
 
 log "Building the benchmark tools"

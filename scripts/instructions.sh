@@ -20,7 +20,7 @@ command -v valgrind >/dev/null || {
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
 }
-(cd "$ROOT" && $SWIFT build -c release --static-swift-stdlib --product traffic >&2)
+(cd "$ROOT" && $SWIFT build -c release --static-swift-stdlib --experimental-lto-mode=full --product traffic >&2)
 $SWIFT build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$ROOT/.build-bench" --product traffic-bench-gen >&2
 CAPTURE=$ROOT/.build/bench/bench-100MiB.pcap
 [ -s "$CAPTURE" ] || "$ROOT/.build-bench/release/traffic-bench-gen" --size 100MiB --seed 1 "$CAPTURE" >&2

@@ -9,7 +9,12 @@ enum Harness {
     /// Zeek's public test traces beside the project; absent in a user's fresh clone.
     static let corpus = packageRoot.appendingPathComponent("../shared/corpus/zeek").standardizedFileURL
 
+    /// `TRAFFIC_TEST_BINARY` runs the suite against another build, e.g. the release binary with its profile and
+    /// link-time optimization (`make build`), which the debug build of `make test` does not exercise.
     static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["TRAFFIC_TEST_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         for configuration in ["debug", "release"] {
             let url = packageRoot.appendingPathComponent(".build/\(configuration)/traffic")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }

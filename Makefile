@@ -13,7 +13,7 @@ TOOLS := pkg-config:pkg-config python3:python3
 # instructions on the API-dense benchmark on top of the profile; a first build takes ~4.5 instead of ~3 minutes.
 RELEASE := -c release --static-swift-stdlib --experimental-lto-mode=full
 
-.PHONY: all deps build-deps browser-deps har-deps spark-deps build run test install samples clean
+.PHONY: all deps build-deps browser-deps har-deps spark-deps build run test test-release install samples clean
 
 all: build
 
@@ -100,6 +100,12 @@ test: deps
 	python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) test-release
+
+# The binary `make build` ships is compiled with the execution profile and link-time optimization, which the debug
+# build of the tests never is: the end-to-end suite runs once more, against it.
+test-release: build
+	TRAFFIC_TEST_BINARY="$(CURDIR)/.build/release/traffic" $(SWIFT) test --skip-build --filter EndToEndTests
 
 install: build
 	$(SUDO) install -d $(PREFIX)/bin

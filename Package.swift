@@ -17,9 +17,14 @@ import PackageDescription
 // since is compiled as without a profile. SwiftPM does not see the profile as an input, nor these flags as a reason
 // to compile again: the script empties the release build folder. TRAFFIC_PGO=0 builds without the profile (the
 // instrumented build that makes it does; in a build folder of its own).
+// The profile's format is the one of the LLVM in Swift 6.3: older compilers cannot read it, so they build without.
 let profile = Context.packageDirectory + "/Benchmarks/pgo/traffic.profdata"
+#if compiler(>=6.3)
 let profileFlags = Context.environment["TRAFFIC_PGO"] != "0" && FileManager.default.fileExists(atPath: profile)
     ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
+#else
+let profileFlags: [String] = []
+#endif
 let engineSettings: [SwiftSetting] = [
     .unsafeFlags(
         ["-enforce-exclusivity=unchecked", "-cross-module-optimization"]

@@ -8,7 +8,7 @@ import TrafficWire
 /// whole connections, so no state is shared between threads.
 ///
 /// The reading thread also reads and decodes every packet and copies the other shards' segments, so its
-/// own shard gets fewer connections than a worker's: with two jobs 27 % of them, with four or more none
+/// own shard gets fewer connections than a worker's: with two jobs 20 % of them, with three or more none
 /// (`localShare`).
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the

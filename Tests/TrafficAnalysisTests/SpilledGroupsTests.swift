@@ -191,7 +191,8 @@ import Testing
     /// An entry written at once on the stack (`append`) has the bytes of one written in parts
     /// (`appendInParts`, the path of entries too long for the stack): keys of every length around the stack
     /// buffer's size, sums of every magnitude and sign, histograms of 0 to 40 buckets, with and without waits
-    /// (breaking the stack path's hash order failed 81 of these 224 cases).
+    /// (breaking the stack path's hash order failed 81 of these 224 cases); each also decodes to the group written
+    /// (expecting the keys reversed failed all 224).
     @Test func anEntryWrittenAtOnceHasTheBytesOfOneWrittenInParts() throws {
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
@@ -223,7 +224,9 @@ import Testing
                 if round.isMultiple(of: 2) {
                     for _ in 0..<Int(next() % (round % 4 == 2 ? 20 : 3)) { totals.waits.add(Int(next() % 100_000)) }
                 }
-                let key = [UInt8]((0..<keyLength).map { _ in UInt8(truncatingIfNeeded: next()) })
+                let keys = ["h\(round)", String((0..<keyLength).map { _ in Character(Unicode.Scalar(UInt8(97 + next() % 26))) })]
+                var key: [UInt8] = []
+                GroupKeyBytes.append(keys, to: &key)
                 var atOnce: [UInt8] = [1, 2, 3], inParts: [UInt8] = [1, 2, 3]
                 let hash = next()
                 key.withUnsafeBytes { key in
@@ -233,6 +236,10 @@ import Testing
                     }
                 }
                 #expect(atOnce == inParts, "key of \(keyLength) bytes, round \(round)")
+                // And not only the same as the other path: read back, it is the group that was written.
+                let decoded = try #require(atOnce.dropFirst(3).withUnsafeBytes { SpooledGroup.decode($0) })
+                #expect(decoded.hash == hash && decoded.group.keys == keys && decoded.group.totals == totals,
+                        "read back: key of \(keyLength) bytes, round \(round)")
             }
         }
     }

@@ -180,6 +180,23 @@ package struct GroupTable {
     /// Every slot in the order of spilled runs: by key hash, then key bytes (`GroupRunMerge.Order.aggregation`).
     package func slotsInSpillOrder() -> [Int] {
         var order = Array(0..<count)
+        sortInSpillOrder(&order)
+        return order
+    }
+
+    /// `slotsInSpillOrder` of the slots whose key hash is below `split` (`upper` false) or not below it (`upper`
+    /// true): the two halves of a spilled run, each sorted on a thread of its own.
+    package func slotsInSpillOrder(split: UInt64, upper: Bool) -> [Int] {
+        var order: [Int] = []
+        order.reserveCapacity(count / 2 + 16)
+        slotHashes.withUnsafeBufferPointer { hashes in
+            for slot in hashes.indices where (hashes[slot] >= split) == upper { order.append(slot) }
+        }
+        sortInSpillOrder(&order)
+        return order
+    }
+
+    private func sortInSpillOrder(_ order: inout [Int]) {
         keyBytes.withUnsafeBytes { bytes in
             keyEnds.withUnsafeBufferPointer { ends in
                 func key(_ slot: Int) -> UnsafeRawBufferPointer {
@@ -192,25 +209,15 @@ package struct GroupTable {
                 }
             }
         }
-        return order
     }
 
-    /// Appends slot `slot`'s group to `bytes` as a `SpooledGroup`, read in place.
-    package func spool(_ slot: Int, to bytes: inout [UInt8]) {
-        chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
-            withKey(ofSlot: slot) { key in
-                SpooledGroup.append(
-                    hash: slotHashes[slot], keyBytes: key, totals: chunk.baseAddress! + (slot & (Self.chunkSize - 1)), to: &bytes)
-            }
-        }
-    }
-
-    /// `spool` of each of `slots` in turn, but those `skip` says, the table's arrays read through pointers
-    /// taken once (a call per slot retained and released them seven times over: 50 M instructions on the
-    /// 1 GiB bench). The totals written are added to `sum` as they are read. Returns how many bytes the groups
-    /// whose hash is below `split` took.
+    /// Appends each of `slots`' groups to `bytes` as a `SpooledGroup`, but those `skip` says, the table's arrays
+    /// read through pointers taken once (a call per slot retained and released them seven times over: 50 M
+    /// instructions on the 1 GiB bench). With `summing`, the totals written are added to `sum` as they are read.
+    /// Returns how many bytes the groups whose hash is below `split` took.
     package func spool(
-        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals
+        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals,
+        summing: Bool = true
     ) -> Int {
         var below = bytes.count
         keyBytes.withUnsafeBytes { keys in
@@ -222,7 +229,7 @@ package struct GroupTable {
                         chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
                             let totals = chunk.baseAddress! + (slot & (Self.chunkSize - 1))
                             SpooledGroup.append(hash: hashes[slot], keyBytes: key, totals: totals, to: &bytes)
-                            sum.add(totals)
+                            if summing { sum.add(totals) }
                         }
                         if hashes[slot] < split { below = bytes.count }
                     }

@@ -35,6 +35,10 @@ public struct ReportOptions: Sendable {
     /// endpoints, and the report is identical to a single-threaded run.
     public var jobs = 1
     public var analysis = AnalysisOptions()
+    /// Count the rows `--normalize-paths` would leave (`TrafficReport.normalizedGroupCount`: the table's note);
+    /// formats that do not say it turn it off: it reads every group's key once more (~800 instructions a group
+    /// with tens of thousands of raw paths).
+    public var countNormalizedRows = true
     /// Keep a histogram of response sizes per group (`GroupTotals.responseSizes`: the HTML report's
     /// percentiles); off by default, as it costs an array update per response.
     public var collectResponseSizes = false

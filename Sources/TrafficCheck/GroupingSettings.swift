@@ -24,6 +24,7 @@ public struct GroupingSettings: Sendable, Equatable {
         options.paths = PathNormalizer(collapseIdentifiers: normalizePaths, templates: pathTemplates)
         options.analysis.filter = filter
         options.analysis.keyLogPaths = keyLogPaths
+        options.countNormalizedRows = false  // a check prints no table
         return options
     }
 

@@ -145,6 +145,8 @@ struct Analyze: ParsableCommand {
         // The page's timeline: bounded (a few thousand messages' times, bytes per host and second).
         options.collectTimeline = output.format == .html
         options.collectResponseSizes = output.format == .html
+        // Only the table's summary says what --normalize-paths would merge.
+        options.countNormalizedRows = output.format == .table
         // The waits' median and p95: columns of JSON and CSV, and of the table with --timings.
         options.collectWaits = output.format == .json || output.format == .csv || (output.format == .table && timings)
         options.timelineEventLimit = timelineMessages

@@ -216,7 +216,9 @@ extension AnalyzeReport {
             table.rowSource = (groups.count, { i, shown, cells in
                 if i == 0 {
                     reader = nil
-                    reader = groups.makeKeyBytesIterator()
+                    // The totals decoded here, not ahead: a row costs less than merging a group, so the merge
+                    // thread was the one the rows waited for.
+                    reader = groups.makeKeyBytesIterator(decodingAhead: false)
                 }
                 _ = reader?.next { key, totals in row(keyBytes: key, totals, shown: shown, into: &cells) }
             })

@@ -56,6 +56,63 @@ import TrafficAggregation
             messages: nil, normalizedGroupCount: nil, anomalies: [:], warnings: [])
     }
 
+    /// Groups read back in report order, their totals decoded by the read-ahead thread or by the reader (the
+    /// table's rows): the same groups in the same order, across batches of 512 and runs; an entry whose totals are
+    /// damaged fails the reading either way, and counts as empty.
+    @Test func totalsDecodedAheadOrByTheReaderAlike() throws {
+        var groups = (0..<1_300).map { i -> ReportGroup in
+            var totals = GroupTotals()
+            totals.requests = i % 9 + 1
+            totals.responses = i % 4
+            totals.request.bytes = i * 37
+            totals.response.bytes = (i * 104_729) % 900_000
+            totals.response.cookieBytes = i % 5 == 0 ? i : 0
+            if i % 3 == 0 { totals.request.tunnelBytes = i }
+            for w in 0..<(i % 3) { totals.waits.add(w * 500 + i) }
+            return ReportGroup(keys: ["h\(i % 7).example", "/p/\(i)"], totals: totals)
+        }
+        ReportOrderRuns.sort(&groups)
+        func read(_ runs: ReportGroups, ahead: Bool) -> [(key: [UInt8], totals: GroupTotals)] {
+            var read: [(key: [UInt8], totals: GroupTotals)] = []
+            var iterator = runs.makeKeyBytesIterator(decodingAhead: ahead)
+            while iterator.next({ key, totals in read.append(([UInt8](key), totals.pointee)) }) {}
+            return read
+        }
+        for (runCount, toFile) in [(1, false), (3, true)] {
+            let spilled = try Self.spilled(groups, runCount: runCount, toFile: toFile)
+            for ahead in [true, false] {
+                let read = read(spilled, ahead: ahead)
+                #expect(read.count == groups.count, "runs \(runCount) ahead \(ahead)")
+                for (got, group) in zip(read, groups) {
+                    var key: [UInt8] = []
+                    GroupKeyBytes.append(group.keys, to: &key)
+                    #expect(got.key == key && got.totals == group.totals, "runs \(runCount) ahead \(ahead) \(group.keys)")
+                }
+                #expect(spilled.readFailure == nil)
+            }
+        }
+        // One entry with a byte more after its totals (its length says so): read as a truncated histogram.
+        var bytes: [UInt8] = []
+        for (i, group) in groups.enumerated() {
+            var entry: [UInt8] = []
+            SpooledGroup.append(hash: 0, group, to: &entry)
+            if i == 700 {
+                entry.append(0)
+                let length = UInt32(entry.count - 4)
+                for b in 0..<4 { entry[b] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(b))) }
+            }
+            bytes += entry
+        }
+        for ahead in [true, false] {
+            let damaged = ReportGroups(storage: .runs([.memory(SpoolBytes(bytes))]), count: groups.count)
+            let read = read(damaged, ahead: ahead)
+            #expect(read.count == groups.count)
+            #expect(read[700].totals == GroupTotals(), "ahead \(ahead)")
+            #expect(read[699].totals == groups[699].totals && read[701].totals == groups[701].totals)
+            #expect(damaged.readFailure == GroupRunReader.damaged, "ahead \(ahead)")
+        }
+    }
+
     @Test func aSpilledTableIsTheInMemoryTable() throws {
         let groups = Self.groups()
         var totals = GroupTotals()

@@ -149,11 +149,7 @@ public struct ReportGroups: Sequence, ExpressibleByArrayLiteral, Sendable {
                 while let head = reader.head {
                     // The key's bytes are the run's buffer's until the reader moves on.
                     totals = GroupTotals()
-                    if !SpooledGroup.add(head.totalsBytes, to: &totals) {
-                        // As `Head.totals`: damaged totals fail the reading and count as empty.
-                        status.fail(GroupRunReader.damaged)
-                        totals = GroupTotals()
-                    }
+                    status.decode(head.totalsBytes, into: &totals)
                     withUnsafePointer(to: &totals) { body(head.keyBytes, $0) }
                     reader.advance()
                 }
@@ -329,13 +325,8 @@ extension ReportGroups {
                 let totalsStart = position == 0 ? 0 : batch.totalsEnds[position - 1]
                 let totalsEnd = batch.totalsEnds[position]
                 decoded = GroupTotals()
-                let intact = batch.totalsBytes.withUnsafeBytes { bytes in
-                    SpooledGroup.add(UnsafeRawBufferPointer(rebasing: bytes[totalsStart..<totalsEnd]), to: &decoded)
-                }
-                if !intact {
-                    // As `Head.totals`: damaged totals fail the reading and count as empty.
-                    status.fail(GroupRunReader.damaged)
-                    decoded = GroupTotals()
+                batch.totalsBytes.withUnsafeBytes { bytes in
+                    status.decode(UnsafeRawBufferPointer(rebasing: bytes[totalsStart..<totalsEnd]), into: &decoded)
                 }
                 batch.keyBytes.withUnsafeBytes { keys in
                     withUnsafePointer(to: &decoded) { body(UnsafeRawBufferPointer(rebasing: keys[start..<end]), $0) }
@@ -397,13 +388,8 @@ package final class KeyBytesPrefetch: Sendable {
                     // Added in place into the batch's new element: `Head.totals` returned them through an
                     // optional, a copy of the whole struct or two per group written.
                     batch.totals.append(GroupTotals())
-                    let intact = batch.totals.withUnsafeMutableBufferPointer { totals in
-                        SpooledGroup.add(head.totalsBytes, to: &totals[totals.count - 1])
-                    }
-                    if !intact {
-                        // As `Head.totals`: damaged totals fail the reading and count as empty.
-                        status.fail(GroupRunReader.damaged)
-                        batch.totals[batch.totals.count - 1] = GroupTotals()
+                    batch.totals.withUnsafeMutableBufferPointer { totals in
+                        status.decode(head.totalsBytes, into: &totals[totals.count - 1])
                     }
                 } else {
                     batch.totalsBytes.append(contentsOf: head.totalsBytes)
@@ -814,6 +800,19 @@ package struct GroupRunReader {
             // A damaged or short read ends the run (our own file: an I/O error), reported through
             // `status`; the normal end of the run is no failure.
             if head == nil, let failure = cursor?.failure { status.fail(failure) }
+        }
+    }
+}
+
+extension SpoolReadStatus {
+    /// Adds the stored totals `bytes` (`GroupRunMerge.Head.totalsBytes`) to `totals`, which the caller made empty
+    /// where they are read (an optional returned, as `Head.totals` does, copies the whole struct once or twice a
+    /// group). Damaged totals fail the reading and leave `totals` empty, as there.
+    @inline(__always)
+    func decode(_ bytes: UnsafeRawBufferPointer, into totals: inout GroupTotals) {
+        if !SpooledGroup.add(bytes, to: &totals) {
+            fail(GroupRunReader.damaged)
+            totals = GroupTotals()
         }
     }
 }

@@ -213,11 +213,11 @@ package struct GroupTable {
 
     /// Appends each of `slots`' groups to `bytes` as a `SpooledGroup`, but those `skip` says, the table's arrays
     /// read through pointers taken once (a call per slot retained and released them seven times over: 50 M
-    /// instructions on the 1 GiB bench). With `summing`, the totals written are added to `sum` as they are read.
+    /// instructions on the 1 GiB bench). The totals written are added to `sum`, when given, as they are read.
     /// Returns how many bytes the groups whose hash is below `split` took.
     package func spool(
-        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8], sum: inout GroupTotals,
-        summing: Bool = true
+        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8],
+        sum: UnsafeMutablePointer<GroupTotals>?
     ) -> Int {
         var below = bytes.count
         keyBytes.withUnsafeBytes { keys in
@@ -229,7 +229,7 @@ package struct GroupTable {
                         chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
                             let totals = chunk.baseAddress! + (slot & (Self.chunkSize - 1))
                             SpooledGroup.append(hash: hashes[slot], keyBytes: key, totals: totals, to: &bytes)
-                            if summing { sum.add(totals) }
+                            sum?.pointee.add(totals)
                         }
                         if hashes[slot] < split { below = bytes.count }
                     }

@@ -25,6 +25,20 @@ import Testing
                 options.groupBy = groupBy
                 let expected = try TrafficAnalyzer.analyze(paths: [path], options: options)
                 let rows = Self.dump(expected.groups)
+                if groupBy == [.host, .path], overhead.isEmpty {
+                    // What --normalize-paths would leave is counted only when asked (the table says it, CSV and
+                    // JSON do not), in memory and from spilled runs alike.
+                    #expect(expected.normalizedGroupCount != nil, "\(path)")
+                    var quiet = options
+                    quiet.countNormalizedRows = false
+                    for (jobs, budget) in [(1, quiet.groupsInMemory), (3, 1)] {
+                        quiet.jobs = jobs
+                        quiet.groupsInMemory = budget
+                        let report = try TrafficAnalyzer.analyze(paths: [path], options: quiet)
+                        #expect(report.normalizedGroupCount == nil, "\(path) jobs \(jobs) budget \(budget)")
+                        #expect(Self.dump(report.groups) == rows, "\(path) jobs \(jobs) budget \(budget)")
+                    }
+                }
                 // Nothing was written with the default budget on these small captures.
                 #expect(expected.groups.inMemory != nil)
                 for (jobs, budget) in [(1, 1), (1, 3), (3, 1), (3, 2)] {

@@ -462,42 +462,32 @@ package final class ReportBuilder {
     private static let secondHalf: UInt64 = 1 << 63
 
     /// The groups of the written runs and of the table: runs merged in key order, so that each key's totals
-    /// from every run meet and are added up, then sorted into report order in runs of `groupsInMemory`
+    /// from every run meet and are added up, then sorted into report order in runs of 8 × `groupsInMemory`
     /// (written to the temporary file again when there is more than one), which the report merges as it is
     /// read. Memory holds a run, not the groups. The two halves of the hashes are merged on two threads when
     /// there is more than one job.
     private func buildGroupsFromRuns() -> (rows: ReportGroups, normalizedCount: Int?) {
         var halves = groupRuns
         groupRuns = [[], []]
-        // The table's groups become one more run per half, each half sorted and written on a thread of its own
-        // with more than one job: done on the main thread alone, this was ~8 ms of the 1 GiB API bench's
-        // serial tail (both threads are free by now: the reading is over).
-        let table = groups
+        // The table's groups become one more run per half (`encodeHalves`). The table is emptied before the
+        // halves' bytes are copied into runs, and those bytes end with the loop: none of them is held through
+        // the merge.
+        let encoded = Self.encodeHalves(groups, onTwoThreads: options.jobs > 1)
         groups.removeAll()
-        let upperHalf = EncodedHalf()
-        var lowerHalf: [UInt8] = []
-        if options.jobs > 1, table.count >= Self.encodeOnTwoThreads {
-            let helper = WorkerThread { upperHalf.bytes = Self.encode(table, upper: true) }
-            helper.start()
-            lowerHalf = Self.encode(table, upper: false)
-            helper.join()
-        } else {
-            lowerHalf = Self.encode(table, upper: false)
-            upperHalf.bytes = Self.encode(table, upper: true)
-        }
-        for (half, bytes) in [lowerHalf, upperHalf.bytes].enumerated() where !bytes.isEmpty {
+        for (half, bytes) in encoded.enumerated() where !bytes.isEmpty {
             halves[half].append(.memory(SpoolBytes(bytes)))
         }
-        upperHalf.bytes = []
         let status = SpoolReadStatus()
         let results = (0..<2).map { _ in HalfResult() }
         let runLength = max(1, options.groupsInMemory)
-        // Report-order runs hold groups as bytes (about 170 a group with the sorting's notes), a third of what
-        // a group takes in the table, which is empty by now: runs twice as long, half as many for the report to
-        // merge (the merge's comparisons cost 1 400 instructions a group with six runs on the 1 GiB bench). Not
-        // three times: the two halves sort their runs at once, and peak RSS on the 1 GiB API bench went 44 → 49
-        // MiB (default options) and 59 → 60.5 MiB with `--overhead all`, too close to the 64 MiB goal.
-        let orderRunLength = runLength.multipliedReportingOverflow(by: 2).overflow ? runLength : 2 * runLength
+        // Report-order runs hold groups as bytes (about 170 a group with the sorting's notes), and the table is
+        // empty by now: 8 × `groupsInMemory` of them (32 768 by default: what twice the old 16 384-group table
+        // made) take about what the two threads' tables took while reading. Fewer runs for the report to merge
+        // (the merge's comparisons cost 1 400 instructions a group with six runs on the 1 GiB bench). Not longer:
+        // the two halves sort their runs at once, and peak RSS on the 1 GiB API bench went 44 → 49 MiB with runs
+        // 1.5 times as long.
+        let (longer, overflow) = runLength.multipliedReportingOverflow(by: Self.orderRunsPerTable)
+        let orderRunLength = overflow ? runLength : longer
         let column = normalizedColumn
         let directory = options.messageSpoolDirectory
         let first = groupSpool
@@ -533,6 +523,9 @@ package final class ReportBuilder {
         }
         return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
     }
+
+    /// Report-order run length, in tables (`groupsInMemory`).
+    private static let orderRunsPerTable = 8
 
     /// Tables smaller than this are written on one thread (a thread costs more than the halves save).
     private static let encodeOnTwoThreads = 2048

@@ -713,9 +713,26 @@ package struct GroupRunMerge {
         }
     }
 
+    /// What the read buffers of one merge's spilled runs take together, at most (unless each is at its
+    /// smallest): a merge of hundreds of runs (a capture of many gigabytes with ids in paths) read each through
+    /// 64 KiB, and peak RSS grew with the capture.
+    package static let readBudget = 2 << 20
+    /// The smallest read per run: one page of the file, a few dozen groups.
+    package static let smallestRead = 4 << 10
+
+    /// What each of `spilledRuns` runs of one merge reads at a time: 64 KiB for up to 32 runs, then the budget
+    /// shared, down to a page.
+    package static func readSize(spilledRuns: Int) -> Int {
+        min(SpoolCursor.defaultBufferSize, max(smallestRead, readBudget / max(1, spilledRuns)))
+    }
+
     package init(_ runs: [GroupRun], order: Order, status: SpoolReadStatus) {
         self.status = status
-        readers = runs.map { GroupRunReader($0, status: status) }
+        let spilled = runs.reduce(0) { count, run in
+            if case .spilled = run { count + 1 } else { count }
+        }
+        let read = Self.readSize(spilledRuns: spilled)
+        readers = runs.map { GroupRunReader($0, status: status, bufferSize: read) }
         heap = KeyedMergeHeap(readers.map { OrderKey($0.head) }) { x, y in
             switch order {
             case .aggregation:
@@ -771,11 +788,15 @@ package struct GroupRunReader {
 
     /// `unordered`: the heads' `totalBytes` is left 0 (nothing is merged by it), and their totals are checked
     /// only when read (`Head.totals`), as a merge's are.
-    package init(_ run: GroupRun, status: SpoolReadStatus, unordered: Bool = false) {
+    /// `bufferSize`: what a spilled run reads at a time.
+    package init(
+        _ run: GroupRun, status: SpoolReadStatus, unordered: Bool = false,
+        bufferSize: Int = SpoolCursor.defaultBufferSize
+    ) {
         self.run = run
         self.status = status
         self.unordered = unordered
-        if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range) }
+        if case .spilled(let spool, let range) = run { cursor = SpoolCursor(spool, range, bufferSize: bufferSize) }
         advance()
     }
 

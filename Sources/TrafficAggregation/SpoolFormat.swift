@@ -133,11 +133,16 @@ package struct SpoolCursor {
     /// Why the last read came back short, or that an entry was damaged.
     package private(set) var lastError: String?
 
-    private static let bufferSize = 64 << 10
+    /// The read size when nothing else is asked for.
+    package static let defaultBufferSize = 64 << 10
+    private let bufferSize: Int
 
-    package init(_ spool: RecordSpool, _ range: Range<Int64>) {
+    /// `bufferSize`: bytes read at a time (an entry longer than that is still read whole). A merge of many runs
+    /// asks for less each (`GroupRunMerge`), so that its buffers do not grow with the number of runs.
+    package init(_ spool: RecordSpool, _ range: Range<Int64>, bufferSize: Int = SpoolCursor.defaultBufferSize) {
         self.spool = spool
         self.range = range
+        self.bufferSize = max(1, bufferSize)
         offset = range.lowerBound
     }
 
@@ -179,7 +184,7 @@ package struct SpoolCursor {
         // Keep the unread bytes at the front, then read as much as fits (an entry longer than the buffer
         // grows it).
         let unread = end - start
-        buffer.keep(start..<end, capacity: max(Self.bufferSize, count))
+        buffer.keep(start..<end, capacity: max(bufferSize, count))
         let want = Int(min(Int64(buffer.capacity - unread), left))
         let read = spool.read(into: buffer.free(from: unread, count: want), at: offset)
         if read < want { lastError = spool.lastReadError ?? "the file ended early" }

@@ -154,6 +154,49 @@ import Testing
         }
     }
 
+    /// A merge of hundreds of runs reads each a page at a time (`GroupRunMerge.readSize`), so that its buffers
+    /// do not grow with the runs; a group longer than a page (a 6 000- or 20 000-byte path) is still read whole.
+    /// 1 200 groups over a budget of 2 (about 600 runs a half): the report equals the one kept in memory.
+    @Test func aMergeOfManyRunsReadsLittleAtATime() throws {
+        #expect(GroupRunMerge.readSize(spilledRuns: 0) == 64 << 10)
+        #expect(GroupRunMerge.readSize(spilledRuns: 32) == 64 << 10)
+        #expect(GroupRunMerge.readSize(spilledRuns: 64) == 32 << 10)
+        #expect(GroupRunMerge.readSize(spilledRuns: 600) == 4 << 10)
+        #expect(GroupRunMerge.readSize(spilledRuns: 100_000) == 4 << 10)
+        func report(budget: Int, jobs: Int) -> TrafficReport {
+            var options = ReportOptions()
+            options.groupsInMemory = budget
+            options.jobs = jobs
+            let builder = ReportBuilder(options: options, capturePaths: ["t.pcap"])
+            for round in 0..<2 {
+                for i in 0..<1_200 where round == 0 || i % 5 == 0 {
+                    let long = i % 97 == 0 ? String(repeating: "x", count: i % 2 == 0 ? 6_000 : 20_000) : ""
+                    var record = MessageRecord(
+                        connection: i, index: round, kind: i % 2 == 0 ? .response : .request,
+                        time: CaptureTime(nanoseconds: Int64(round * 10_000 + i)), client: "10.0.0.1:\(i)",
+                        server: "10.0.0.2:80", host: "h\(i % 5).example", path: "/items/\(i)/\(long)")
+                    record.lineBytes = 20 + i % 11
+                    record.headerBytes = 100 + i
+                    record.bodyBytes = round * i
+                    record.encodedBodyBytes = round * i
+                    record.decodedBodyBytes = round * i
+                    builder.add(record, capture: 0)
+                }
+            }
+            return builder.build(captures: [CaptureSummary(path: "t.pcap", linkType: "EN10MB")], anomalies: [:], warnings: [])
+        }
+        let expected = report(budget: 16_384, jobs: 1)
+        #expect(expected.groups.inMemory != nil)
+        #expect(expected.groups.count == 1_200)
+        for jobs in [1, 2] {
+            let spilled = report(budget: 2, jobs: jobs)
+            #expect(spilled.groups.inMemory == nil, "jobs \(jobs): written out")
+            #expect(Self.dump(spilled.groups) == Self.dump(expected.groups), "jobs \(jobs)")
+            #expect(spilled.totals == expected.totals, "jobs \(jobs)")
+            #expect(spilled.groups.readFailure == nil, "jobs \(jobs)")
+        }
+    }
+
     /// No temporary file can be made: the groups stay in memory, the report is the same, a warning says so.
     @Test func anUnwritableDirectoryKeepsGroupsInMemory() throws {
         let path = try #require(Self.captures.max { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0) ?? 0

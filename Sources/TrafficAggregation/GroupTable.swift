@@ -15,8 +15,15 @@ package struct GroupTable {
     /// The index: open addressing over (hash, slot) pairs, linear probing, at most half full. Hashes are
     /// kept, so growing never reads a key again and a probe that meets another group is told apart
     /// without comparing keys; groups are never removed one by one.
-    private var indexHashes: [UInt64] = Array(repeating: 0, count: 1024)
-    private var indexSlots: [Int32] = Array(repeating: -1, count: 1024)
+    /// Hash and slot side by side: a probe reads one cache line, not one in each of two arrays (the probe's
+    /// load was a fifth of `ReportBuilder.count`'s samples, a miss even with the table in L2).
+    private var index: [IndexEntry] = Array(repeating: IndexEntry(), count: 1024)
+
+    private struct IndexEntry {
+        var hash: UInt64 = 0
+        /// -1: a free position.
+        var slot: Int32 = -1
+    }
     /// Every slot's key as `GroupKeyBytes`, one after the other in the order the groups appeared: slot `s`'s
     /// are `keyBytes[keyEnds[s - 1]..<keyEnds[s]]`.
     private var keyBytes: [UInt8] = []
@@ -73,24 +80,26 @@ package struct GroupTable {
     /// The slot with `hash` whose key bytes `isKey` accepts; else the free index position where it goes.
     @inline(__always)
     private func lookup(_ hash: UInt64, _ isKey: (UnsafeRawBufferPointer) -> Bool) -> (slot: Int?, free: Int) {
-        let mask = indexSlots.count - 1
-        var probe = Int(truncatingIfNeeded: hash) & mask
-        while indexSlots[probe] >= 0 {
-            let slot = Int(indexSlots[probe])
-            if indexHashes[probe] == hash, withKey(ofSlot: slot, isKey) { return (slot, probe) }
-            probe = (probe + 1) & mask
+        index.withUnsafeBufferPointer { index in
+            // `mask` keeps every probe in range: no bounds check per probe.
+            let mask = index.count - 1
+            var probe = Int(truncatingIfNeeded: hash) & mask
+            while index[probe].slot >= 0 {
+                let entry = index[probe]
+                if entry.hash == hash, withKey(ofSlot: Int(entry.slot), isKey) { return (Int(entry.slot), probe) }
+                probe = (probe + 1) & mask
+            }
+            return (nil, probe)
         }
-        return (nil, probe)
     }
 
     /// A new slot for the key just appended to `keyBytes`, at index position `probe`.
     private mutating func insert(hash: UInt64, at probe: Int) -> Int {
         let slot = keyEnds.count
-        indexHashes[probe] = hash
-        indexSlots[probe] = Int32(truncatingIfNeeded: slot)
+        index[probe] = IndexEntry(hash: hash, slot: Int32(truncatingIfNeeded: slot))
         keyEnds.append(keyBytes.count)
         slotHashes.append(hash)
-        if keyEnds.count * 2 > indexSlots.count { growIndex() }
+        if keyEnds.count * 2 > index.count { growIndex() }
         let chunk = slot >> Self.chunkShift
         if chunk == chunks.count {
             chunks.append([])
@@ -107,15 +116,13 @@ package struct GroupTable {
     }
 
     private mutating func growIndex() {
-        let hashes = indexHashes, slots = indexSlots
-        indexHashes = Array(repeating: 0, count: slots.count * 2)
-        indexSlots = Array(repeating: -1, count: slots.count * 2)
-        let mask = indexSlots.count - 1
-        for (hash, slot) in zip(hashes, slots) where slot >= 0 {
-            var probe = Int(truncatingIfNeeded: hash) & mask
-            while indexSlots[probe] >= 0 { probe = (probe + 1) & mask }
-            indexHashes[probe] = hash
-            indexSlots[probe] = slot
+        let old = index
+        index = Array(repeating: IndexEntry(), count: old.count * 2)
+        let mask = index.count - 1
+        for entry in old where entry.slot >= 0 {
+            var probe = Int(truncatingIfNeeded: entry.hash) & mask
+            while index[probe].slot >= 0 { probe = (probe + 1) & mask }
+            index[probe] = entry
         }
     }
 
@@ -264,8 +271,7 @@ package struct GroupTable {
     /// and a destruction of the table's that releases them again.
     private mutating func drainInPlace(_ body: (UnsafeRawBufferPointer, UInt64, UnsafeMutablePointer<GroupTotals>) -> Void) {
         // No more lookups: the index goes before the rows are made.
-        indexHashes = []
-        indexSlots = []
+        index = []
         var slot = 0
         let hashes = slotHashes
         keyBytes.withUnsafeBytes { bytes in
@@ -434,7 +440,7 @@ package struct GroupTable {
         keyBytes.removeAll(keepingCapacity: true)
         keyEnds.removeAll(keepingCapacity: true)
         slotHashes.removeAll(keepingCapacity: true)
-        indexSlots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        index.withUnsafeMutableBufferPointer { $0.update(repeating: IndexEntry()) }
         for c in chunks.indices { chunks[c].removeAll(keepingCapacity: true) }
     }
 }

@@ -462,7 +462,7 @@ package final class ReportBuilder {
     private static let secondHalf: UInt64 = 1 << 63
 
     /// The groups of the written runs and of the table: runs merged in key order, so that each key's totals
-    /// from every run meet and are added up, then sorted into report order in runs of 8 × `groupsInMemory`
+    /// from every run meet and are added up, then sorted into report order in runs of 2 × `groupsInMemory`
     /// (written to the temporary file again when there is more than one), which the report merges as it is
     /// read. Memory holds a run, not the groups. The two halves of the hashes are merged on two threads when
     /// there is more than one job.
@@ -480,13 +480,12 @@ package final class ReportBuilder {
         let status = SpoolReadStatus()
         let results = (0..<2).map { _ in HalfResult() }
         let runLength = max(1, options.groupsInMemory)
-        // Report-order runs hold groups as bytes (about 170 a group with the sorting's notes), and the table is
-        // empty by now: 8 × `groupsInMemory` of them (32 768 by default: what twice the old 16 384-group table
-        // made) take about what the two threads' tables took while reading. Fewer runs for the report to merge
-        // (the merge's comparisons cost 1 400 instructions a group with six runs on the 1 GiB bench). Not longer:
-        // the two halves sort their runs at once, and peak RSS on the 1 GiB API bench went 44 → 49 MiB with runs
-        // 1.5 times as long.
-        let (longer, overflow) = runLength.multipliedReportingOverflow(by: Self.orderRunsPerTable)
+        // Report-order runs hold groups as bytes (about 170 a group with the sorting's notes), a third of what
+        // a group takes in the table, which is empty by now: runs twice as long, half as many for the report to
+        // merge (the merge's comparisons cost 1 400 instructions a group with six runs on the 1 GiB bench). Not
+        // three times: the two halves sort their runs at once, and peak RSS on the 1 GiB API bench went 44 → 49
+        // MiB (default options) and 59 → 60.5 MiB with `--overhead all`, too close to the 64 MiB goal.
+        let (longer, overflow) = runLength.multipliedReportingOverflow(by: 2)
         let orderRunLength = overflow ? runLength : longer
         let column = normalizedColumn
         let directory = options.messageSpoolDirectory
@@ -523,9 +522,6 @@ package final class ReportBuilder {
         }
         return (ReportGroups(storage: storage, count: a.count + b.count, status: status), counter?.count)
     }
-
-    /// Report-order run length, in tables (`groupsInMemory`).
-    private static let orderRunsPerTable = 8
 
     /// Tables smaller than this are written on one thread (a thread costs more than the halves save).
     private static let encodeOnTwoThreads = 2048

@@ -21,12 +21,13 @@ public struct ReportOptions: Sendable {
     public var messageRunLength = 16_384
     /// Groups a report keeps in memory (per worker): beyond that they are written to a temporary file in
     /// sorted runs and merged when the report is read, so that memory does not grow with the number of
-    /// distinct endpoints (ids in paths make tens of thousands). 4096 groups are about 1.5 MiB, which stays in a
-    /// core's L2 cache: counting a record misses the cache less than in a 16 384-group table (6 MiB, the default
-    /// until the tenth pass on issue 25, chosen on instruction counts, which do not see the misses). The smaller
-    /// runs' writing and merging cost less than those misses did: 1 GiB API bench, default options, 454 → 426 ms
-    /// (best of 13; `--jobs 1` alike), peak RSS 46 → 42 MiB. Captures of a few thousand endpoints need no
-    /// temporary file.
+    /// distinct endpoints (ids in paths make tens of thousands). 4096 groups are about 1.5 MiB. With two threads,
+    /// a spill of 4096 groups (~1.5 ms) fits in the slack of the batches queued between them; one of 16 384 (~6 ms,
+    /// the default until the tenth pass on issue 25) stopped the other thread. 1 GiB API bench, default options,
+    /// interleaved runs in five sessions: 4–8 % less wall time (median of 15: 0.51 → 0.47 s, CPU 0.89 → 0.84 s),
+    /// peak RSS 46 → 42 MiB; `--jobs 1` alike within noise (cachegrind: +2.2 % instructions, −4.6 % misses of a
+    /// 1 MiB cache). The cost: a capture of 4 000–16 000 endpoints now spills (100 MiB API bench, 13 300:
+    /// +16 % instructions, +1–2 ms of 60).
     public var groupsInMemory = 4096
     /// Where the temporary files of records and groups go; nil: `$TMPDIR`, else `/tmp`.
     public var messageSpoolDirectory: String?

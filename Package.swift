@@ -31,6 +31,15 @@ let engineSettings: [SwiftSetting] = [
             + profileFlags,
         .when(configuration: .release)),
 ]
+/// With the profile, LTO's code generation in lld splits each function's cold blocks out into `.text.split` (machine
+/// function splitting) and keeps the `.text.hot` and `.text.unlikely` sections apart: the hot path of the HTTP/1
+/// parser alone, with all it inlines, was larger than the 32 KiB instruction cache. Cachegrind on the 1 GiB API
+/// bench (`--jobs 1`): I1 misses −2 %; wall time −0 to −4 % (noise of the VM).
+let profileLinkerSettings: [LinkerSetting] = profileFlags.isEmpty ? [] : [
+    .unsafeFlags(
+        ["-Xlinker", "-mllvm=-enable-split-machine-functions", "-Xlinker", "-z", "-Xlinker", "keep-text-section-prefix"],
+        .when(configuration: .release))
+]
 /// The other targets of the `traffic` binary (output, checks, the command line): the profile only.
 let profileSettings: [SwiftSetting] = profileFlags.isEmpty ? [] : [.unsafeFlags(profileFlags, .when(configuration: .release))]
 
@@ -144,7 +153,8 @@ let package = Package(
                 "TrafficSessions", "TrafficAggregation", "TrafficAnalysis", "TrafficOutput", "TrafficCheck", "TrafficQUIC", "TrafficMerge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: profileSettings),
+            swiftSettings: profileSettings,
+            linkerSettings: profileLinkerSettings),
 
         // Helpers shared by several test targets.
         .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),

@@ -21,14 +21,14 @@ public struct ReportOptions: Sendable {
     public var messageRunLength = 16_384
     /// Groups a report keeps in memory (per worker): beyond that they are written to a temporary file in
     /// sorted runs and merged when the report is read, so that memory does not grow with the number of
-    /// distinct endpoints (ids in paths make tens of thousands). 4096 groups are about 1.5 MiB. With two threads,
-    /// a spill of 4096 groups (~1.5 ms) fits in the slack of the batches queued between them; one of 16 384 (~6 ms,
-    /// the default until the tenth pass on issue 25) stopped the other thread. 1 GiB API bench, default options,
-    /// interleaved runs in five sessions: 4–8 % less wall time (median of 15: 0.51 → 0.47 s, CPU 0.89 → 0.84 s),
-    /// peak RSS 46 → 42 MiB; `--jobs 1` alike within noise (cachegrind: +2.2 % instructions, −4.6 % misses of a
-    /// 1 MiB cache). The cost: a capture of 4 000–16 000 endpoints now spills (100 MiB API bench, 13 300:
-    /// +16 % instructions, +1–2 ms of 60).
-    public var groupsInMemory = 4096
+    /// distinct endpoints (ids in paths make tens of thousands). 16384 groups are about 6 MiB: the default two
+    /// threads peak at 45 MiB on 1 GiB of 96 000 endpoints (38 with 8192), and a capture of 13 000 endpoints
+    /// needs no temporary file (writing, merging and reading the groups back cost more than counting them).
+    /// 4096 (tenth pass on issue 25) made the 1 GiB API bench's default run 4–8 % faster and its peak RSS 46 → 42
+    /// MiB, but a capture of 4 000–16 000 endpoints then spills: 100 MiB bulk bench +12.5 % instructions (CSV) and
+    /// +27 % with `--overhead all` (+17 % wall with `--jobs 1`), whose pinned groups are copied out and back at
+    /// every spill. Not kept until a spill costs less.
+    public var groupsInMemory = 16_384
     /// Where the temporary files of records and groups go; nil: `$TMPDIR`, else `/tmp`.
     public var messageSpoolDirectory: String?
     /// Connection costs attributed to records; none by default, so default numbers stay HTTP bytes.

@@ -16,6 +16,21 @@ import Testing
         groups.map { "\($0.keys) \($0.totals)" }
     }
 
+    /// Record `i` of `round` for the spilling tests, its sizes made from both.
+    static func record(
+        _ i: Int, round: Int, kind: MessageRecord.Kind, host: String, path: String, lineSpread: Int
+    ) -> MessageRecord {
+        var record = MessageRecord(
+            connection: i, index: round, kind: kind, time: CaptureTime(nanoseconds: Int64(round * 10_000 + i)),
+            client: "10.0.0.1:\(i)", server: "10.0.0.2:80", host: host, path: path)
+        record.lineBytes = 20 + i % lineSpread
+        record.headerBytes = 100 + i
+        record.bodyBytes = round * i
+        record.encodedBodyBytes = round * i
+        record.decodedBodyBytes = round * i
+        return record
+    }
+
     @Test(arguments: captures)
     func spilledGroupsEqualTheInMemoryReport(path: String) throws {
         for overhead in [OverheadOptions.all, []] {
@@ -116,16 +131,10 @@ import Testing
             var records: [MessageRecord] = []
             for round in 0..<3 {
                 for i in 0..<2_000 where round == 0 || i % (round + 2) == 0 {
-                    var record = MessageRecord(
-                        connection: i, index: round, kind: i % 3 == 0 ? .response : .request,
-                        time: CaptureTime(nanoseconds: Int64(round * 10_000 + i)), client: "10.0.0.1:\(i)",
-                        server: "10.0.0.2:80", host: "h\(i % 7).example", path: "/items/\(i)")
-                    record.lineBytes = 20 + i % 13
-                    record.headerBytes = 100 + i
-                    record.bodyBytes = round * i
-                    record.encodedBodyBytes = round * i
-                    record.decodedBodyBytes = round * i
-                    records.append(record)
+                    records.append(
+                        Self.record(
+                            i, round: round, kind: i % 3 == 0 ? .response : .request, host: "h\(i % 7).example",
+                            path: "/items/\(i)", lineSpread: 13))
                 }
             }
             return records
@@ -171,15 +180,9 @@ import Testing
             for round in 0..<2 {
                 for i in 0..<1_200 where round == 0 || i % 5 == 0 {
                     let long = i % 97 == 0 ? String(repeating: "x", count: i % 2 == 0 ? 6_000 : 20_000) : ""
-                    var record = MessageRecord(
-                        connection: i, index: round, kind: i % 2 == 0 ? .response : .request,
-                        time: CaptureTime(nanoseconds: Int64(round * 10_000 + i)), client: "10.0.0.1:\(i)",
-                        server: "10.0.0.2:80", host: "h\(i % 5).example", path: "/items/\(i)/\(long)")
-                    record.lineBytes = 20 + i % 11
-                    record.headerBytes = 100 + i
-                    record.bodyBytes = round * i
-                    record.encodedBodyBytes = round * i
-                    record.decodedBodyBytes = round * i
+                    let record = Self.record(
+                        i, round: round, kind: i % 2 == 0 ? .response : .request, host: "h\(i % 5).example",
+                        path: "/items/\(i)/\(long)", lineSpread: 11)
                     builder.add(record, capture: 0)
                 }
             }

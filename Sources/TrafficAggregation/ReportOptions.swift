@@ -24,7 +24,7 @@ public struct ReportOptions: Sendable {
     /// distinct endpoints (ids in paths make tens of thousands). 16384 groups are about 6 MiB: the default two
     /// threads peak at 45 MiB on 1 GiB of 96 000 endpoints (38 with 8192), and a capture of 13 000 endpoints
     /// needs no temporary file (writing, merging and reading the groups back cost more than counting them).
-    /// 4096 (tenth pass on issue 25) made the 1 GiB API bench's default run 4–8 % faster and its peak RSS 46 → 42
+    /// 4096 (tenth pass on issue 25) made the 1 GiB API bench's default run 4–8 % faster and its peak RSS 45.0 → 40.7
     /// MiB, but a capture of 4 000–16 000 endpoints then spills: 100 MiB bulk bench +12.5 % instructions (CSV) and
     /// +27 % with `--overhead all` (+17 % wall with `--jobs 1`), whose pinned groups are copied out and back at
     /// every spill. Not kept until a spill costs less.

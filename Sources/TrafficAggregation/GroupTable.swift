@@ -81,7 +81,8 @@ package struct GroupTable {
     @inline(__always)
     private func lookup(_ hash: UInt64, _ isKey: (UnsafeRawBufferPointer) -> Bool) -> (slot: Int?, free: Int) {
         index.withUnsafeBufferPointer { index in
-            // `mask` keeps every probe in range: no bounds check per probe.
+            // `mask` keeps every probe in range: no bounds check per probe. The index's count is a power of two
+            // from 1024 up whenever a lookup can run (`drainInPlace` empties it only until its `removeAll`).
             let mask = index.count - 1
             var probe = Int(truncatingIfNeeded: hash) & mask
             while index[probe].slot >= 0 {

@@ -716,9 +716,9 @@ package struct GroupRunMerge {
     /// What the read buffers of one merge's spilled runs take together, at most (unless each is at its
     /// smallest): a merge of hundreds of runs (a capture of many gigabytes with ids in paths) read each through
     /// 64 KiB, and peak RSS grew with the capture.
-    package static let readBudget = 2 << 20
+    private static let readBudget = 2 << 20
     /// The smallest read per run: one page of the file, a few dozen groups.
-    package static let smallestRead = 4 << 10
+    private static let smallestRead = 4 << 10
 
     /// What each of `spilledRuns` runs of one merge reads at a time: 64 KiB for up to 32 runs, then the budget
     /// shared, down to a page.

@@ -15,14 +15,15 @@ command -v perf >/dev/null || { echo "phases: perf is missing (apt-get install l
 [ -x "$TRAFFIC" ] || { echo "phases: no $TRAFFIC (make build)" >&2; exit 2; }
 CAPTURE=$1
 shift
+RATE=5000
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-perf record -q -F 5000 -e cpu-clock -o "$WORK/perf.data" "$TRAFFIC" analyze "$@" "$CAPTURE" >/dev/null 2>"$WORK/stderr" \
+perf record -q -F "$RATE" -e cpu-clock -o "$WORK/perf.data" "$TRAFFIC" analyze "$@" "$CAPTURE" >/dev/null 2>"$WORK/stderr" \
     || { cat "$WORK/stderr" >&2; exit 1; }
 perf script -i "$WORK/perf.data" -F tid,time,ip,sym 2>/dev/null >"$WORK/samples"
 
-python3 - "$WORK/samples" <<'EOF'
+python3 - "$WORK/samples" "$RATE" <<'EOF'
 import collections, sys
 
 rows = []
@@ -38,12 +39,13 @@ if not rows:
 start, end = rows[0][1], rows[-1][1]
 markers = ('CaptureB0V4read', 'HTTPMessageParser', 'pcap_next')
 reading_end = max((t for _, t, s in rows if any(m in s for m in markers)), default=end)
-interval = 1 / 5000  # perf record -F 5000: one sample a thread per 0.2 ms of its CPU time
+interval = 1 / int(sys.argv[2])  # one sample a thread per this much of its CPU time
 print(f"wall {1000 * (end - start):.0f} ms: reading {1000 * (reading_end - start):.0f} ms, "
       f"after it {1000 * (end - reading_end):.0f} ms")
-for name, lo, hi in (('reading', start, reading_end), ('after', reading_end, end)):
-    busy = collections.Counter(tid for tid, t, _ in rows if (lo <= t <= hi) if name == 'reading' or t > lo)
-    span = max(hi - lo, interval)
+for name, inside, span in (('reading', lambda t: t <= reading_end, reading_end - start),
+                           ('after', lambda t: t > reading_end, end - reading_end)):
+    busy = collections.Counter(tid for tid, t, _ in rows if inside(t))
+    span = max(span, interval)
     threads = ', '.join(f"{tid}: {100 * n * interval / span:.0f} %" for tid, n in busy.most_common(4))
     print(f"  {name:8s} busy threads (share of the phase's wall time): {threads}")
 tail = collections.Counter(s[:100] for _, t, s in rows if t > reading_end)

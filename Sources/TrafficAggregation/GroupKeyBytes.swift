@@ -167,6 +167,22 @@ package enum GroupKeyBytes {
         return c != 0 ? Int(c) : aCount - bCount
     }
 
+    /// `compareJoined`, with the keys' bytes asked for only when one of them has no joined form (a field that is
+    /// not ASCII): reading them costs a cache miss per key in a large run.
+    @inline(__always)
+    package static func compareJoined(
+        _ a: UnsafeRawPointer, _ aCount: Int, _ b: UnsafeRawPointer, _ bCount: Int,
+        keys: () -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    ) -> Int {
+        guard aCount >= 0, bCount >= 0 else {
+            let (aKey, bKey) = keys()
+            return compare(aKey, bKey)
+        }
+        let common = min(aCount, bCount)
+        let c = common == 0 ? 0 : memcmp(a, b, common)
+        return c != 0 ? Int(c) : aCount - bCount
+    }
+
     /// The keys' order in the report (`ReportGroup.precedes`: field by field, as `String`s compare):
     /// negative, zero or positive. UTF-8 bytes order like the Unicode scalars they encode, which is how
     /// `String` orders ASCII; a field with other bytes is compared as `String`s (canonical equivalence).

@@ -185,15 +185,8 @@ package struct GroupTable {
     /// The hash of slot `slot`'s key.
     package func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
 
-    /// Every slot in the order of spilled runs: by key hash, then key bytes (`GroupRunMerge.Order.aggregation`).
-    package func slotsInSpillOrder() -> [Int] {
-        var order = Array(0..<count)
-        sortInSpillOrder(&order)
-        return order
-    }
-
-    /// `slotsInSpillOrder` of the slots whose key hash is below `split` (`upper` false) or not below it (`upper`
-    /// true): the two halves of a spilled run, each sorted on a thread of its own.
+    /// The slots whose key hash is below `split` (`upper` false) or not below it (`upper` true), in the order of
+    /// spilled runs (by key hash, then key bytes): the two halves of a run, each sorted on a thread of its own.
     package func slotsInSpillOrder(split: UInt64, upper: Bool) -> [Int] {
         var order: [Int] = []
         order.reserveCapacity(count / 2 + 16)
@@ -217,6 +210,62 @@ package struct GroupTable {
                 }
             }
         }
+    }
+
+    /// Where a group's `SpooledGroup` entry is in the bytes `encodeForSpill` wrote, and its key's hash.
+    package struct SpillEntry {
+        package var hash: UInt64
+        package var offset: Int
+        package var length: Int32
+        var slot: Int32
+    }
+
+    /// Appends every group but those `skip` says to `bytes` as a `SpooledGroup`, in slot order, and returns where
+    /// each one is, sorted in the order of spilled runs (by key hash, then key bytes: `GroupRunMerge.Order.aggregation`). The totals written are added to
+    /// `sum`, when given. In slot order the table's totals (~300 bytes a group) are read front to back, which the
+    /// hardware prefetches; read in hash order, the first load of each group's totals and of its key's end were
+    /// cache misses, half of a spill's time (perf annotate, 1 GiB API bench). The caller copies the entries out in
+    /// the order returned, from bytes a third as large.
+    package func encodeForSpill(
+        skip: (Int) -> Bool, to bytes: inout [UInt8], sum: UnsafeMutablePointer<GroupTotals>?
+    ) -> [SpillEntry] {
+        var order: [SpillEntry] = []
+        order.reserveCapacity(count)
+        keyBytes.withUnsafeBytes { keys in
+            keyEnds.withUnsafeBufferPointer { ends in
+                slotHashes.withUnsafeBufferPointer { hashes in
+                    var slot = 0
+                    for c in chunks.indices {
+                        chunks[c].withUnsafeBufferPointer { chunk in
+                            for i in chunk.indices {
+                                defer { slot += 1 }
+                                if skip(slot) { continue }
+                                let start = slot == 0 ? 0 : ends[slot - 1]
+                                let key = UnsafeRawBufferPointer(rebasing: keys[start..<ends[slot]])
+                                let totals = chunk.baseAddress! + i
+                                let offset = bytes.count
+                                SpooledGroup.append(hash: hashes[slot], keyBytes: key, totals: totals, to: &bytes)
+                                sum?.pointee.add(totals)
+                                order.append(SpillEntry(
+                                    hash: hashes[slot], offset: offset, length: Int32(truncatingIfNeeded: bytes.count - offset),
+                                    slot: Int32(truncatingIfNeeded: slot)))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        keyBytes.withUnsafeBytes { bytes in
+            keyEnds.withUnsafeBufferPointer { ends in
+                func key(_ slot: Int32) -> UnsafeRawBufferPointer {
+                    let slot = Int(slot)
+                    return UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
+                }
+                // The same order as `sortInSpillOrder`: by hash, then (two keys with one hash) by key bytes.
+                order.sort { a, b in a.hash != b.hash ? a.hash < b.hash : GroupKeyBytes.bytesPrecede(key(a.slot), key(b.slot)) }
+            }
+        }
+        return order
     }
 
     /// Appends each of `slots`' groups to `bytes` as a `SpooledGroup`, but those `skip` says, the table's arrays

@@ -161,10 +161,7 @@ package enum GroupKeyBytes {
         _ a: UnsafeRawPointer, _ aCount: Int, _ aKey: UnsafeRawBufferPointer,
         _ b: UnsafeRawPointer, _ bCount: Int, _ bKey: UnsafeRawBufferPointer
     ) -> Int {
-        guard aCount >= 0, bCount >= 0 else { return compare(aKey, bKey) }
-        let common = min(aCount, bCount)
-        let c = common == 0 ? 0 : memcmp(a, b, common)
-        return c != 0 ? Int(c) : aCount - bCount
+        compareJoined(a, aCount, b, bCount) { (aKey, bKey) }
     }
 
     /// `compareJoined`, with the keys' bytes asked for only when one of them has no joined form (a field that is

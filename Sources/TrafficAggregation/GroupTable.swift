@@ -185,33 +185,6 @@ package struct GroupTable {
     /// The hash of slot `slot`'s key.
     package func hash(ofSlot slot: Int) -> UInt64 { slotHashes[slot] }
 
-    /// The slots whose key hash is below `split` (`upper` false) or not below it (`upper` true), in the order of
-    /// spilled runs (by key hash, then key bytes): the two halves of a run, each sorted on a thread of its own.
-    package func slotsInSpillOrder(split: UInt64, upper: Bool) -> [Int] {
-        var order: [Int] = []
-        order.reserveCapacity(count / 2 + 16)
-        slotHashes.withUnsafeBufferPointer { hashes in
-            for slot in hashes.indices where (hashes[slot] >= split) == upper { order.append(slot) }
-        }
-        sortInSpillOrder(&order)
-        return order
-    }
-
-    private func sortInSpillOrder(_ order: inout [Int]) {
-        keyBytes.withUnsafeBytes { bytes in
-            keyEnds.withUnsafeBufferPointer { ends in
-                func key(_ slot: Int) -> UnsafeRawBufferPointer {
-                    UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
-                }
-                slotHashes.withUnsafeBufferPointer { hashes in
-                    order.sort { a, b in
-                        hashes[a] != hashes[b] ? hashes[a] < hashes[b] : GroupKeyBytes.bytesPrecede(key(a), key(b))
-                    }
-                }
-            }
-        }
-    }
-
     /// Where a group's `SpooledGroup` entry is in the bytes `encodeForSpill` wrote, and its key's hash.
     package struct SpillEntry {
         package var hash: UInt64
@@ -220,14 +193,16 @@ package struct GroupTable {
         var slot: Int32
     }
 
-    /// Appends every group but those `skip` says to `bytes` as a `SpooledGroup`, in slot order, and returns where
-    /// each one is, sorted in the order of spilled runs (by key hash, then key bytes: `GroupRunMerge.Order.aggregation`). The totals written are added to
-    /// `sum`, when given. In slot order the table's totals (~300 bytes a group) are read front to back, which the
-    /// hardware prefetches; read in hash order, the first load of each group's totals and of its key's end were
-    /// cache misses, half of a spill's time (perf annotate, 1 GiB API bench). The caller copies the entries out in
-    /// the order returned, from bytes a third as large.
+    /// Appends every group but those `skip` says (given its slot and key hash) to `bytes` as a `SpooledGroup`, in
+    /// slot order, and returns where each one is, sorted in the order of spilled runs (by key hash, then key bytes:
+    /// `GroupRunMerge.Order.aggregation`); `appendEntries` copies them out in that order. The totals written are
+    /// added to `sum`, when given. The table's arrays are read through pointers taken once (a call per slot
+    /// retained and released them seven times over: 50 M instructions on the 1 GiB bench), and in slot order its
+    /// totals (~300 bytes a group) are read front to back, which the hardware prefetches: read in hash order, the
+    /// first load of each group's totals and of its key's end were cache misses, half of a spill's time (perf
+    /// annotate, 1 GiB API bench). The entries are then copied from bytes a third as large.
     package func encodeForSpill(
-        skip: (Int) -> Bool, to bytes: inout [UInt8], sum: UnsafeMutablePointer<GroupTotals>?
+        skip: (_ slot: Int, _ hash: UInt64) -> Bool, to bytes: inout [UInt8], sum: UnsafeMutablePointer<GroupTotals>?
     ) -> [SpillEntry] {
         var order: [SpillEntry] = []
         order.reserveCapacity(count)
@@ -239,7 +214,7 @@ package struct GroupTable {
                         chunks[c].withUnsafeBufferPointer { chunk in
                             for i in chunk.indices {
                                 defer { slot += 1 }
-                                if skip(slot) { continue }
+                                if skip(slot, hashes[slot]) { continue }
                                 let start = slot == 0 ? 0 : ends[slot - 1]
                                 let key = UnsafeRawBufferPointer(rebasing: keys[start..<ends[slot]])
                                 let totals = chunk.baseAddress! + i
@@ -261,39 +236,25 @@ package struct GroupTable {
                     let slot = Int(slot)
                     return UnsafeRawBufferPointer(rebasing: bytes[(slot == 0 ? 0 : ends[slot - 1])..<ends[slot]])
                 }
-                // The same order as `sortInSpillOrder`: by hash, then (two keys with one hash) by key bytes.
                 order.sort { a, b in a.hash != b.hash ? a.hash < b.hash : GroupKeyBytes.bytesPrecede(key(a.slot), key(b.slot)) }
             }
         }
         return order
     }
 
-    /// Appends each of `slots`' groups to `bytes` as a `SpooledGroup`, but those `skip` says, the table's arrays
-    /// read through pointers taken once (a call per slot retained and released them seven times over: 50 M
-    /// instructions on the 1 GiB bench). The totals written are added to `sum`, when given, as they are read.
-    /// Returns how many bytes the groups whose hash is below `split` took.
-    package func spool(
-        _ slots: ArraySlice<Int>, skip: (Int) -> Bool, splitAt split: UInt64, to bytes: inout [UInt8],
-        sum: UnsafeMutablePointer<GroupTotals>?
-    ) -> Int {
-        var below = bytes.count
-        keyBytes.withUnsafeBytes { keys in
-            keyEnds.withUnsafeBufferPointer { ends in
-                slotHashes.withUnsafeBufferPointer { hashes in
-                    for slot in slots where !skip(slot) {
-                        let start = slot == 0 ? 0 : ends[slot - 1]
-                        let key = UnsafeRawBufferPointer(rebasing: keys[start..<ends[slot]])
-                        chunks[slot >> Self.chunkShift].withUnsafeBufferPointer { chunk in
-                            let totals = chunk.baseAddress! + (slot & (Self.chunkSize - 1))
-                            SpooledGroup.append(hash: hashes[slot], keyBytes: key, totals: totals, to: &bytes)
-                            sum?.pointee.add(totals)
-                        }
-                        if hashes[slot] < split { below = bytes.count }
-                    }
-                }
+    /// Appends the entries `encodeForSpill` wrote to `encoded`, in `order`, to `bytes`; returns where the first one
+    /// whose key hash is at least `split` starts in `bytes` (the second half of a run), nil when none is.
+    package static func appendEntries(
+        _ order: ArraySlice<SpillEntry>, from encoded: [UInt8], to bytes: inout [UInt8], split: UInt64
+    ) -> Int? {
+        var upper: Int?
+        encoded.withUnsafeBytes { encoded in
+            for entry in order {
+                if upper == nil, entry.hash >= split { upper = bytes.count }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: encoded[entry.offset..<(entry.offset + Int(entry.length))]))
             }
         }
-        return below
+        return upper
     }
 
     /// Adds the totals of every group to `sum`, read in place.

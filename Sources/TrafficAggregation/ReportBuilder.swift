@@ -203,26 +203,21 @@ package final class ReportBuilder {
         // copied out in spill order.
         spillEncoded.removeAll(keepingCapacity: true)
         let order = groups.encodeForSpill(
-            skip: { !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: $0)) }, to: &spillEncoded, sum: &written)
+            skip: { slot, _ in !pinned.isEmpty && pinned.contains(Int32(truncatingIfNeeded: slot)) },
+            to: &spillEncoded, sum: &written)
         var start: Int64?, middle: Int64?, end: Int64 = 0
         var at = 0
         repeat {
-            let slice = order[at..<min(at + Self.spillSlice, order.count)]
             spillBytes.removeAll(keepingCapacity: true)
-            var below: Int?
-            spillEncoded.withUnsafeBytes { encoded in
-                for entry in slice {
-                    if below == nil, entry.hash >= Self.secondHalf { below = spillBytes.count }
-                    spillBytes.append(contentsOf: UnsafeRawBufferPointer(
-                        rebasing: encoded[entry.offset..<(entry.offset + Int(entry.length))]))
-                }
-            }
+            let upper = GroupTable.appendEntries(
+                order[at..<min(at + Self.spillSlice, order.count)], from: spillEncoded, to: &spillBytes,
+                split: Self.secondHalf)
             guard let range = spool.append(spillBytes) else {
                 // Groups already written are not counted there: no run names them, and the table keeps them.
                 return failGroups("cannot write a temporary file in \(spool.directory)")
             }
             if start == nil { start = range.lowerBound }
-            if middle == nil, let below { middle = range.lowerBound + Int64(below) }
+            if middle == nil, let upper { middle = range.lowerBound + Int64(upper) }
             end = range.upperBound
             at += Self.spillSlice
         } while at < order.count
@@ -578,9 +573,11 @@ package final class ReportBuilder {
 
     /// The groups of one half of `table` (`upper`: hashes from `secondHalf` on) as a run in spill order.
     private static func encode(_ table: GroupTable, upper: Bool) -> [UInt8] {
-        let slots = table.slotsInSpillOrder(split: secondHalf, upper: upper)
+        var encoded: [UInt8] = []
+        let order = table.encodeForSpill(skip: { _, hash in (hash >= secondHalf) != upper }, to: &encoded, sum: nil)
         var bytes: [UInt8] = []
-        _ = table.spool(slots[...], skip: { _ in false }, splitAt: secondHalf, to: &bytes, sum: nil)
+        bytes.reserveCapacity(encoded.count)
+        _ = GroupTable.appendEntries(order[...], from: encoded, to: &bytes, split: secondHalf)
         return bytes
     }
 

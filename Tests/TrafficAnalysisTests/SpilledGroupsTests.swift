@@ -163,6 +163,53 @@ import Testing
         }
     }
 
+    /// After its first spill a table holds at most 4 096 groups (`ReportBuilder.spilledTableLimit`) unless records
+    /// are kept, its groups encoded in slot order and written in hash order (`GroupTable.encodeForSpill`); the
+    /// report-order runs sort by total, then each run of equal totals by key (non-ASCII keys by their strings).
+    /// 9 000 groups over a budget of 5 000, so that the first spill makes the table smaller; head sizes repeat every
+    /// five groups, so that most totals tie; two paths in three are non-ASCII (a precomposed and a decomposed "é",
+    /// which `String` orders as equal up to the id). The report equals the one kept in memory, which is sorted by
+    /// other code (`GroupTable.slotsInReportOrder`) — its rows, totals and counts.
+    @Test func aSmallerTableAfterTheFirstSpillAndTiesOnTotal() throws {
+        func report(budget: Int, keepMessages: Bool, jobs: Int) -> TrafficReport {
+            var options = ReportOptions()
+            options.groupsInMemory = budget
+            options.keepMessages = keepMessages
+            options.jobs = jobs
+            let builder = ReportBuilder(options: options, capturePaths: ["t.pcap"])
+            for round in 0..<2 {
+                for i in 0..<9_000 where round == 0 || i % 4 == 0 {
+                    let path = i % 3 == 0 ? "/caf\u{E9}/\(i)" : i % 3 == 1 ? "/cafe\u{301}/\(i)" : "/items/\(i)"
+                    var record = Self.record(
+                        i, round: round, kind: i % 2 == 0 ? .response : .request, host: "h\(i % 3).example", path: path,
+                        lineSpread: 1)
+                    record.headerBytes = 100 + i % 5
+                    record.bodyBytes = round
+                    record.encodedBodyBytes = round
+                    record.decodedBodyBytes = round
+                    builder.add(record, capture: 0)
+                }
+            }
+            return builder.build(captures: [CaptureSummary(path: "t.pcap", linkType: "EN10MB")], anomalies: [:], warnings: [])
+        }
+        let expected = report(budget: 16_384, keepMessages: false, jobs: 1)
+        #expect(expected.groups.inMemory != nil)
+        #expect(expected.groups.count == 9_000)
+        let rows = Self.dump(expected.groups)
+        // Ties on total are most of the report (the test would not see a sort by total alone otherwise).
+        #expect(Set(expected.groups.map(\.totals.totalBytes)).count < 100)
+        for (keepMessages, jobs) in [(false, 1), (false, 2), (true, 1)] {
+            let spilled = report(budget: 5_000, keepMessages: keepMessages, jobs: jobs)
+            let label = "keepMessages \(keepMessages) jobs \(jobs)"
+            #expect(spilled.groups.inMemory == nil, "\(label): written out")
+            #expect(Self.dump(spilled.groups) == rows, "\(label)")
+            #expect(spilled.totals == expected.totals, "\(label)")
+            #expect(spilled.summary == expected.summary, "\(label)")
+            #expect(spilled.normalizedGroupCount == expected.normalizedGroupCount, "\(label)")
+            #expect(spilled.groups.readFailure == nil, "\(label)")
+        }
+    }
+
     /// A merge of hundreds of runs reads each a page at a time (`GroupRunMerge.readSize`), so that its buffers
     /// do not grow with the runs; a group longer than a page (a 6 000- or 20 000-byte path) is still read whole.
     /// 1 200 groups over a budget of 2 (about 600 runs a half): the report equals the one kept in memory.

@@ -20,7 +20,9 @@
 #      speed in the same run (VARIANT=quic measures (b) on the cleartext capture too, for that ratio)
 #   aa the libpcap floor on the API-dense capture (traffic-bench-gen --api: many short keep-alive connections of
 #      small JSON calls); ab traffic analyze API-FILE, ab1 with --jobs 1; goals: ab >= 0.80 and ab1 >= 0.50 of the
-#      floor's speed, b >= 0.95 (measured in the same run), peak RSS <= 64 MiB on both captures
+#      floor's speed, b >= 0.95 (measured in the same run), peak RSS <= 64 MiB on both captures; abr (traffic
+#      --jobs 1 --filter udp: traffic's own reading, every packet dropped by libpcap's filter) and abn1 (--jobs 1
+#      --normalize-paths) split ab1's time into reading, per-packet and per-message work, and the groups
 #   g, gtls, gh2, gquic, gapi: the generator, each time it writes a capture (cached captures are not regenerated)
 #
 # Every variant checks the analyzer's numbers against the generator's manifest and the script exits 1 when
@@ -261,6 +263,13 @@ if [ $RUN_API = 1 ]; then
     if [ $HAS_ANALYZE = 1 ]; then
         measure ab "$TRAFFIC" analyze "$API_FILE"
         if has_option --jobs; then measure ab1 "$TRAFFIC" analyze --jobs 1 "$API_FILE"; else na ab1; fi
+        # Where ab1's time goes, for reading the ratios: abr is traffic's own reading (libpcap through the
+        # 1 MiB stdio buffer of `CaptureFile`, every packet dropped by the BPF filter before it is analysed),
+        # abn1 the whole analysis with the ~100 000 groups collapsed to ~20.
+        if has_option --jobs; then
+            measure abr "$TRAFFIC" analyze --jobs 1 --filter udp "$API_FILE"
+            measure abn1 "$TRAFFIC" analyze --jobs 1 --normalize-paths "$API_FILE"
+        fi
     else
         na ab
     fi
@@ -301,6 +310,8 @@ describe() {
     aa) echo "API: libpcap read loop (floor)" ;;
     ab) echo "API: traffic analyze" ;;
     ab1) echo "API: traffic analyze --jobs 1" ;;
+    abr) echo "API: --jobs 1 --filter udp (its reading)" ;;
+    abn1) echo "API: --jobs 1 --normalize-paths" ;;
     esac
 }
 
@@ -384,6 +395,11 @@ fi
 if [ $RUN_API = 1 ]; then
     speed_goal ab aa 0.80 "API-dense, default options (ab/aa):"
     speed_goal ab1 aa 0.50 "API-dense, --jobs 1 (ab1/aa):"
+    if [ -n "$(wall_of abr)" ] && [ -n "$(wall_of abn1)" ]; then
+        awk -v r="$(wall_of abr)" -v n="$(wall_of abn1)" -v j="$(wall_of ab1)" -v a="$(wall_of aa)" 'BEGIN {
+            printf "API-dense, --jobs 1 split: reading %.3f s (the floor %.3f s), packets and messages %.3f s, groups %.3f s\n", r, a, n - r, j - n
+        }'
+    fi
 fi
 if [ $RUN_H2 = 1 ] && [ -n "$(wall_of h2c)" ]; then
     awk -v w="$(wall_of h2c)" -v b="$H2_FILE_BYTES" -v r="$(awk '$1 == "h2c" { print $3 }' "$WORK/results")" 'BEGIN {

@@ -31,9 +31,17 @@ public final class NDJSONRecordWriter: RecordStream {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// Output buffers kept between calls, at most one per thread that writes at once; under `lock`. A buffer made
+    /// per call (256 lines, ~300 KiB) went to glibc's `mmap` or the heap's top and back every time: page faults,
+    /// zeroed pages and `munmap`'s TLB shootdowns were ~10 % of a `--format ndjson` run (perf, 1 GiB bulk bench).
+    nonisolated(unsafe) private var spareBuffers: [[UInt8]] = []
+
     public func write(_ lines: StreamedLines) {
         // Assembled before the lock: threads wait only for each other's output call.
-        var out: [UInt8] = []
+        lock.lock()
+        var out = spareBuffers.popLast() ?? []
+        lock.unlock()
+        out.removeAll(keepingCapacity: true)
         out.reserveCapacity(lines.tails.count + lines.count * 64)
         lines.tails.withUnsafeBufferPointer { tails in
             for i in 0..<lines.count {
@@ -44,6 +52,7 @@ public final class NDJSONRecordWriter: RecordStream {
         }
         lock.lock()
         out.withUnsafeBytes(sink)
+        spareBuffers.append(out)
         lock.unlock()
     }
 

@@ -19,6 +19,19 @@ import Testing
         #expect(cookie[0].path == "/" && cookie[0].httpOnly && !cookie[0].secure)
     }
 
+    /// The three ways `text` makes a string: ASCII, valid UTF-8 (kept as UTF-8, not one character per byte),
+    /// and bytes that are not UTF-8 (one character per byte).
+    @Test func textOfASCIIOfUTF8AndOfOtherBytes() {
+        #expect(HARHead.text(Array("plain ascii".utf8)[...]) == "plain ascii")
+        #expect(HARHead.text(Array("caf\u{E9} \u{1F600}".utf8)[...]) == "caf\u{E9} \u{1F600}")
+        #expect(HARHead.text([0x63, 0x61, 0x66, 0xE9][...]) == "caf\u{E9}")
+        #expect(HARHead.text([0xC3][...]) == "\u{C3}")  // a lead byte cut off: not UTF-8
+        #expect(HARHead.text([][...]) == "")
+        // A slice that does not start at index 0 reads its own bytes.
+        let bytes: [UInt8] = Array("xx\u{E9}t\u{E9}".utf8)
+        #expect(HARHead.text(bytes[2...]) == "\u{E9}t\u{E9}")
+    }
+
     /// HTTP/2 heads as the parser keeps them (issue 22): `HTTP/2 200` has no reason phrase, pseudo-header fields
     /// are not repeated, names are lower case, and `cookie` fields may come as several crumbs.
     @Test func http2HeadsWithoutReasonPhrase() {

@@ -262,13 +262,15 @@ if [ $RUN_API = 1 ]; then
     measure aa "$FLOOR" "$API_FILE"
     if [ $HAS_ANALYZE = 1 ]; then
         measure ab "$TRAFFIC" analyze "$API_FILE"
-        if has_option --jobs; then measure ab1 "$TRAFFIC" analyze --jobs 1 "$API_FILE"; else na ab1; fi
-        # Where ab1's time goes, for reading the ratios: abr is traffic's own reading (libpcap through the
-        # 1 MiB stdio buffer of `CaptureFile`, every packet dropped by the BPF filter before it is analysed),
-        # abn1 the whole analysis with the ~100 000 groups collapsed to ~20.
         if has_option --jobs; then
+            measure ab1 "$TRAFFIC" analyze --jobs 1 "$API_FILE"
+            # Where ab1's time goes, for reading the ratios: abr is traffic's own reading (libpcap through the
+            # 1 MiB stdio buffer of `CaptureFile`, every packet dropped by the BPF filter before it is analysed),
+            # abn1 the whole analysis with the ~100 000 groups collapsed to ~20.
             measure abr "$TRAFFIC" analyze --jobs 1 --filter udp "$API_FILE"
             measure abn1 "$TRAFFIC" analyze --jobs 1 --normalize-paths "$API_FILE"
+        else
+            na ab1
         fi
     else
         na ab

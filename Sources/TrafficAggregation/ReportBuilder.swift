@@ -237,7 +237,7 @@ package final class ReportBuilder {
         // After the first spill the table holds at most `spilledTableLimit` groups: a new, smaller one.
         let first = !hasSpilled
         hasSpilled = true
-        if keepsTableMemory && !(first && spilledTableLimit < options.groupsInMemory) {
+        if keepsTableMemory && !(first && Self.spilledTableLimit < options.groupsInMemory) {
             groups.removeAllKeepingCapacity()
         } else {
             groups = GroupTable()
@@ -252,7 +252,7 @@ package final class ReportBuilder {
             pinSlots[pin] = moved[pinSlots[pin]]!
         }
         // Pinned groups that cannot go yet do not make every new group write the table again.
-        spillAt = max(max(1, min(options.groupsInMemory, spilledTableLimit)), 2 * groups.count)
+        spillAt = max(max(1, min(options.groupsInMemory, tableLimitAfterSpill)), 2 * groups.count)
     }
 
     /// Whether the table was spilled before.
@@ -265,10 +265,10 @@ package final class ReportBuilder {
     /// with the slot-order spill below, `--jobs 1` 0.746 → 0.723 s; 2 048 and 8 192 were no better. A capture
     /// that never spills (up to 16 384 endpoints) keeps the whole table, and pays for no spill at all.
     private static let spilledTableLimit = 4096
-    /// `spilledTableLimit`, when a spilled table is emptied in place (`keepsTableMemory`). When records are kept,
+    /// The most groups a table holds after a spill: `spilledTableLimit` when a spilled table is emptied in place (`keepsTableMemory`). When records are kept,
     /// every spill makes a new table, and four times as many of them took their pages from the system again
     /// (`--messages --format csv` on the 1 GiB bulk bench: +6 %): the whole table then, as before.
-    private var spilledTableLimit: Int { keepsTableMemory ? Self.spilledTableLimit : options.groupsInMemory }
+    private var tableLimitAfterSpill: Int { keepsTableMemory ? Self.spilledTableLimit : options.groupsInMemory }
 
     /// Groups written to the temporary file per append when the table is spilled.
     private static let spillSlice = 256

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficAggregation
 import TrafficCapture
 import TrafficSessions
 @testable import TrafficOutput
@@ -55,6 +56,35 @@ import TrafficSessions
         // Not a native string (bridged or lazily made): the copy path.
         let substring = "xx\"yy".dropFirst()
         #expect(Self.viaTailWriter(String(substring)) == Self.viaArray(String(substring)))
+    }
+
+    /// A writer keeps its output buffer from one `write` to the next: each call writes exactly its own lines, a
+    /// long batch before a short one included (a buffer not emptied would repeat the first batch's lines).
+    @Test func aBufferKeptBetweenWritesHoldsOnlyTheCurrentLines() {
+        func lines(_ connections: [Int], path: String) -> StreamedLines {
+            var lines = StreamedLines()
+            let writer = NDJSONRecordWriter(capturePaths: ["a.pcap"], write: { _ in })
+            for (i, connection) in connections.enumerated() {
+                let record = MessageRecord(
+                    connection: connection, index: i, kind: .request, time: .zero, client: "c", server: "s", host: "h",
+                    path: path)
+                lines.append(record, capture: 0, stream: writer)
+            }
+            return lines
+        }
+        var out: [UInt8] = []
+        let writer = NDJSONRecordWriter(capturePaths: ["a.pcap"], write: { out.append(contentsOf: $0) })
+        writer.write(lines(Array(1...300), path: "/long"))
+        let first = out.count
+        writer.write(lines([7], path: "/short"))
+        let text = String(decoding: out, as: UTF8.self)
+        let written = text.split(separator: "\n")
+        #expect(written.count == 301)
+        #expect(written.filter { $0.contains("\"path\":\"/short\"") }.count == 1)
+        #expect(written.last?.hasPrefix("{\"capture\":\"a.pcap\",\"connection\":7,") == true)
+        #expect(written.first?.hasPrefix("{\"capture\":\"a.pcap\",\"connection\":1,") == true)
+        // The second call's bytes are one line, ending where the output ends.
+        #expect(out[first...].filter { $0 == 0x0A }.count == 1 && out.last == 0x0A)
     }
 
     /// Records at the edges of every field: each line is valid JSON with the fields given, and within its bound

@@ -22,7 +22,8 @@
 #      small JSON calls); ab traffic analyze API-FILE, ab1 with --jobs 1; goals: ab >= 0.80 and ab1 >= 0.50 of the
 #      floor's speed, b >= 0.95 (measured in the same run), peak RSS <= 64 MiB on both captures; abr (traffic
 #      --jobs 1 --filter udp: traffic's own reading, every packet dropped by libpcap's filter) and abn1 (--jobs 1
-#      --normalize-paths) split ab1's time into reading, per-packet and per-message work, and the groups
+#      --normalize-paths) split ab1's time into reading, per-packet and per-message work, and the groups; abh and
+#      abh1 (default and --jobs 1 with --group-by host: 6 groups) give what the ~96 000 host/path groups cost
 #   g, gtls, gh2, gquic, gapi: the generator, each time it writes a capture (cached captures are not regenerated)
 #
 # Every variant checks the analyzer's numbers against the generator's manifest and the script exits 1 when
@@ -269,6 +270,10 @@ if [ $RUN_API = 1 ]; then
             # abn1 the whole analysis with the ~100 000 groups collapsed to ~20.
             measure abr "$TRAFFIC" analyze --jobs 1 --filter udp "$API_FILE"
             measure abn1 "$TRAFFIC" analyze --jobs 1 --normalize-paths "$API_FILE"
+            # abh and abh1: the same runs grouped by host alone (6 groups instead of ~96 000 host/path groups,
+            # and no path normalized per message): what the groups cost, and the ratios without them.
+            measure abh "$TRAFFIC" analyze --group-by host "$API_FILE"
+            measure abh1 "$TRAFFIC" analyze --jobs 1 --group-by host "$API_FILE"
         else
             na ab1
         fi
@@ -314,6 +319,8 @@ describe() {
     ab1) echo "API: traffic analyze --jobs 1" ;;
     abr) echo "API: --jobs 1 --filter udp (its reading)" ;;
     abn1) echo "API: --jobs 1 --normalize-paths" ;;
+    abh) echo "API: --group-by host" ;;
+    abh1) echo "API: --jobs 1 --group-by host" ;;
     esac
 }
 
@@ -400,6 +407,11 @@ if [ $RUN_API = 1 ]; then
     if [ -n "$(wall_of abr)" ] && [ -n "$(wall_of abn1)" ]; then
         awk -v r="$(wall_of abr)" -v n="$(wall_of abn1)" -v j="$(wall_of ab1)" -v a="$(wall_of aa)" 'BEGIN {
             printf "API-dense, --jobs 1 split: reading %.3f s (the floor %.3f s), packets and messages %.3f s, groups %.3f s\n", r, a, n - r, j - n
+        }'
+    fi
+    if [ -n "$(wall_of abh)" ] && [ -n "$(wall_of abh1)" ]; then
+        awk -v h="$(wall_of abh)" -v h1="$(wall_of abh1)" -v d="$(wall_of ab)" -v j="$(wall_of ab1)" -v a="$(wall_of aa)" 'BEGIN {
+            printf "API-dense, grouped by host (6 groups): default %.2f and --jobs 1 %.2f of the read loop; the host/path groups cost %.3f s (default) and %.3f s (--jobs 1)\n", a / h, a / h1, d - h, j - h1
         }'
     fi
 fi

@@ -15,6 +15,7 @@ extension AnalyzeReport.SortKey: ExpressibleByArgument {}
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "analyze",
         abstract: "Report HTTP bytes per host and path: start lines, headers, cookies, bodies as sent and decoded.",
         discussion: """
             Every request and every response is measured as it crossed the wire. Groups are sorted by \

@@ -5,6 +5,7 @@ import TrafficOutput
 
 struct Connections: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "connections",
         abstract: "List TCP connections with packets and bytes each way, like tshark -z conv,tcp.",
         discussion: """
             Connections are numbered like tshark's tcp.stream. The client is the sender of the SYN.

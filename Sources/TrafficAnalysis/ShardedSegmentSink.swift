@@ -8,7 +8,8 @@ import TrafficWire
 /// whole connections, so no state is shared between threads.
 ///
 /// The reading thread also reads and decodes every packet and copies the other shards' segments, so its
-/// own shard gets fewer connections than a worker's: with two jobs 20 % of them, with three or more none
+/// own shard gets fewer connections than a worker's: with two jobs 20 % of them, with three or more none;
+/// when TLS is decrypted, whose connections cost several times as much to analyse, 45 % with two jobs
 /// (`localShare`).
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the
@@ -33,8 +34,9 @@ final class ShardedSegmentSink: SegmentSink {
     private static let progressInterval = 4096
     private var untilProgress = ShardedSegmentSink.progressInterval
 
+    /// `decrypting`: TLS secrets were given (the reading thread then keeps a larger share, `localShare`).
     init(
-        shards: Int, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
+        shards: Int, decrypting: Bool = false, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
         makeReassembler: (Int) -> TCPReassembler
     ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")
@@ -43,7 +45,7 @@ final class ShardedSegmentSink: SegmentSink {
         workers = (1..<shards).map { shard in
             ShardWorker(reassembler: makeReassembler(shard), batchDone: progress.map { report in { report(shard, $0) } })
         }
-        localBuckets = Self.localShare(shards: shards)
+        localBuckets = Self.localShare(shards: shards, decrypting: decrypting)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }
@@ -117,8 +119,16 @@ final class ShardedSegmentSink: SegmentSink {
     /// the reading thread was the one to relieve. At 20 % with six to eight batches both waits fell to ~40 ms and
     /// the reading took 0.43–0.48 s instead of 0.46–0.50 (best and mean of five, interleaved); 17.5 % and
     /// 22.5 % were between the two.
-    static func localShare(shards: Int) -> UInt64 {
-        let twentieths = 20 - 12 * (shards - 1)  // 20 (1 − 0.6 (shards − 1))
+    ///
+    /// Decrypting TLS (secrets given) makes the analysis of a connection several times as costly while the
+    /// reading stays the same: r is about 0.1 then, a share of 45 % with two jobs (27 % with three, 17.5 %
+    /// with four, untested on more than two cores). 256 MiB TLS bench with its key log, two jobs, medians of
+    /// nine interleaved runs: 20 % 0.663 s, 35 % 0.527 s, 40 % 0.464–0.498 s, 45 % 0.435–0.488 s, 50 % 0.460 s,
+    /// 55 % 0.492 s. Without secrets TLS connections are only counted (0.12 s either way) and cleartext keeps
+    /// r = 0.6: the 1 GiB bulk bench took 3–8 % longer at 25–30 % (0.376 → 0.387–0.411 s), and the API-dense
+    /// one moved within its noise (−5 % to +2 % at 25 %).
+    static func localShare(shards: Int, decrypting: Bool = false) -> UInt64 {
+        let twentieths = 20 - (decrypting ? 2 : 12) * (shards - 1)  // 20 (1 − r (shards − 1)), r = 0.1 or 0.6
         guard twentieths > 0 else { return 0 }
         return buckets * UInt64(twentieths) / UInt64(20 * shards)
     }

@@ -299,7 +299,9 @@ public enum TrafficAnalyzer {
         limits.maxBufferedBytesTotal = max(1, limits.maxBufferedBytesTotal / jobs)
         // A record stream gets records as they are made, numbered across the shards while the capture is read.
         let numbering = options.recordStream.map { ShardRecordNumbering(shards: jobs, stream: $0) }
-        let sink = ShardedSegmentSink(shards: jobs, progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }) { shard in
+        let sink = ShardedSegmentSink(
+            shards: jobs, decrypting: decryption != nil, progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }
+        ) { shard in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
             shards.append(shardBuilder)
             let table = firstPackets[shard]

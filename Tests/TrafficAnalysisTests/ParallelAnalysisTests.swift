@@ -28,12 +28,46 @@ import Testing
         }
     }
 
-    /// The reading thread's share of the hash buckets: 20 % with two jobs, none with more.
+    /// The reading thread's share of the hash buckets: 20 % with two jobs, none with more; decrypting, 45 % with
+    /// two jobs, 26.7 % with three, 17.5 % with four, none from eleven on.
     @Test func readingThreadShare() {
         #expect(ShardedSegmentSink.localShare(shards: 2) == 1024 * 8 / 40)
         #expect(ShardedSegmentSink.localShare(shards: 3) == 0)
         #expect(ShardedSegmentSink.localShare(shards: 4) == 0)
         #expect(ShardedSegmentSink.localShare(shards: 256) == 0)
+        #expect(ShardedSegmentSink.localShare(shards: 2, decrypting: true) == 1024 * 18 / 40)
+        #expect(ShardedSegmentSink.localShare(shards: 3, decrypting: true) == 1024 * 16 / 60)
+        #expect(ShardedSegmentSink.localShare(shards: 4, decrypting: true) == 1024 * 14 / 80)
+        #expect(ShardedSegmentSink.localShare(shards: 10, decrypting: true) == 1024 * 2 / 200)
+        #expect(ShardedSegmentSink.localShare(shards: 11, decrypting: true) == 0)
+        #expect(ShardedSegmentSink.localShare(shards: 256, decrypting: true) == 0)
+    }
+
+    /// Decrypted captures, whose reading thread keeps a larger share of the connections: the same report with
+    /// two, three and four jobs as with one (records listed, overhead attributed).
+    @Test(arguments: [
+        ("samples/https-v12-aes128gcm.pcap", ["samples/https-v12-aes128gcm.keys"]),
+        ("samples/http2-tls.pcap", ["samples/http2-tls.keys"]),
+        ("samples/https-dsb.pcapng", []),
+    ])
+    func decryptedShardsGiveTheSameReport(path: String, keys: [String]) throws {
+        var options = ReportOptions()
+        options.keepMessages = true
+        options.overhead = .all
+        options.analysis.keyLogPaths = keys
+        options.jobs = 1
+        let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
+        #expect(one.summary.tlsDecrypted > 0, "\(path) is decrypted")
+        let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
+        for jobs in [2, 3, 4] {
+            options.jobs = jobs
+            let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            #expect(one.summary == sharded.summary, "\(path) jobs \(jobs)")
+            #expect(one.groups.map(\.keys) == sharded.groups.map(\.keys))
+            #expect(one.groups.map(\.totals) == sharded.groups.map(\.totals))
+            let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
+            #expect(first == second, "\(path) jobs \(jobs)")
+        }
     }
 }
 

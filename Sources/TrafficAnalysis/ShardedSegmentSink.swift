@@ -1,3 +1,4 @@
+import TrafficAggregation
 import TrafficCapture
 import TrafficReassembly
 import TrafficWire
@@ -9,8 +10,8 @@ import TrafficWire
 ///
 /// The reading thread also reads and decodes every packet and copies the other shards' segments, so its
 /// own shard gets fewer connections than a worker's: with two jobs 20 % of them, with three or more none;
-/// when TLS is decrypted, whose connections cost several times as much to analyse, 45 % with two jobs
-/// (`localShare`).
+/// more when the options make every connection costlier to analyse (decrypting TLS: 45 % with two jobs;
+/// `localShare`, `readingCost`).
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the
 /// reader and the worker. Each worker's clock is the capture time of the packets it sees, so idle
@@ -34,9 +35,10 @@ final class ShardedSegmentSink: SegmentSink {
     private static let progressInterval = 4096
     private var untilProgress = ShardedSegmentSink.progressInterval
 
-    /// `decrypting`: TLS secrets were given (the reading thread then keeps a larger share, `localShare`).
+    /// `readingCost`: what reading a connection's packets costs the reading thread, per unit of what analysing it
+    /// costs a shard (`localShare`'s r, `readingCost(options:decrypting:)`).
     init(
-        shards: Int, decrypting: Bool = false, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
+        shards: Int, readingCost: Double = defaultReadingCost, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
         makeReassembler: (Int) -> TCPReassembler
     ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")
@@ -45,7 +47,7 @@ final class ShardedSegmentSink: SegmentSink {
         workers = (1..<shards).map { shard in
             ShardWorker(reassembler: makeReassembler(shard), batchDone: progress.map { report in { report(shard, $0) } })
         }
-        localBuckets = Self.localShare(shards: shards, decrypting: decrypting)
+        localBuckets = Self.localShare(shards: shards, readingCost: readingCost)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }
@@ -110,27 +112,43 @@ final class ShardedSegmentSink: SegmentSink {
     }
 
     /// Hash buckets (of `buckets`) whose connections the reading thread analyses itself. Reading, decoding
-    /// and copying every packet costs it about 60 % of what all connections' analysis costs, so the threads
-    /// finish together when the reading thread takes the share `s` with `r + s = (1 − s) / (shards − 1)`,
-    /// r = 0.6: s = (1 − 0.6 (shards − 1)) / shards, a fifth with two jobs, none with more.
+    /// and copying every packet costs it r (`readingCost`) times what all connections' analysis costs, so the
+    /// threads finish together when the reading thread takes the share `s` with `r + s = (1 − s) / (shards − 1)`:
+    /// s = (1 − r (shards − 1)) / shards, a fifth with two jobs and r = 0.6, none with more.
     /// r was 0.45 when the analysis cost more (fifth pass of issue 25). Measured with the time each thread
     /// waited for the other (1 GiB API bench, two jobs, 27.5 % local, four batches): the worker waited
     /// 50–160 ms for batches and the reading thread 35–80 ms for free ones, the worker being idle longer, so
     /// the reading thread was the one to relieve. At 20 % with six to eight batches both waits fell to ~40 ms and
     /// the reading took 0.43–0.48 s instead of 0.46–0.50 (best and mean of five, interleaved); 17.5 % and
     /// 22.5 % were between the two.
-    ///
-    /// Decrypting TLS (secrets given) makes the analysis of a connection several times as costly while the
-    /// reading stays the same: r is about 0.1 then, a share of 45 % with two jobs (27 % with three, 17.5 %
-    /// with four, untested on more than two cores). 256 MiB TLS bench with its key log, two jobs, medians of
-    /// nine interleaved runs: 20 % 0.663 s, 35 % 0.527 s, 40 % 0.464–0.498 s, 45 % 0.435–0.488 s, 50 % 0.460 s,
-    /// 55 % 0.492 s. Without secrets TLS connections are only counted (0.12 s either way) and cleartext keeps
-    /// r = 0.6: the 1 GiB bulk bench took 3–8 % longer at 25–30 % (0.376 → 0.387–0.411 s), and the API-dense
-    /// one moved within its noise (−5 % to +2 % at 25 %).
-    static func localShare(shards: Int, decrypting: Bool = false) -> UInt64 {
-        let twentieths = 20 - (decrypting ? 2 : 12) * (shards - 1)  // 20 (1 − r (shards − 1)), r = 0.1 or 0.6
-        guard twentieths > 0 else { return 0 }
-        return buckets * UInt64(twentieths) / UInt64(20 * shards)
+    static func localShare(shards: Int, readingCost r: Double = defaultReadingCost) -> UInt64 {
+        let share = (1 - r * Double(shards - 1)) / Double(shards)
+        guard share > 0 else { return 0 }
+        return UInt64((Double(buckets) * share).rounded(.down))
+    }
+
+    /// r for cleartext with default options (a fifth of the connections stay with two jobs).
+    static let defaultReadingCost = 0.6
+
+    /// r for a run with these options: options that make each connection costlier to analyse (and leave the
+    /// reading as it is) divide it. Each factor is the share that was fastest with two jobs (medians of three to
+    /// nine interleaved runs, 2 cores), r = 1 − 2s:
+    /// - TLS secrets given (decrypting), 1/6: 256 MiB TLS bench with its key log, 20 % 0.663 s, 35 % 0.527 s,
+    ///   40 % 0.464–0.498 s, 45 % 0.435–0.488 s, 50 % 0.460 s, 55 % 0.492 s. Without secrets TLS connections are
+    ///   only counted (0.12 s at 20 % and 35 % alike).
+    /// - `--verify-decoding` (every gzip body inflated), 1/6: 1 GiB bulk 1.822 s at 20 %, 1.576 s at 30 %, 1.395 s
+    ///   at 40 %, 1.390 s at 45 %; 1 GiB API 1.937 → 1.673 → 1.430 → 1.377 s.
+    /// - records made for a stream or kept (`--format ndjson`, `--messages`, HAR), 2/3: NDJSON on 1 GiB bulk
+    ///   0.832 s at 20 %, 0.707 s at 30 %, 0.778 s at 40 %; on 1 GiB API 1.110 → 0.962 → 0.996 s; `--messages
+    ///   --format csv` on API 2.468 → 2.323 → 2.348 s.
+    /// Cleartext with default options keeps 0.6: the 1 GiB bulk bench took 3–8 % longer at 25–30 % (0.376 →
+    /// 0.387–0.411 s), and the API-dense one moved within its noise (−5 % to +2 % at 25 %).
+    static func readingCost(options: ReportOptions, decrypting: Bool) -> Double {
+        var r = defaultReadingCost
+        if decrypting { r /= 6 }
+        if options.verifyDecoding { r /= 6 }
+        if options.keepMessages || options.recordStream != nil { r = r * 2 / 3 }
+        return r
     }
 
     /// The same hash for both directions: the endpoints' hashes are combined symmetrically.

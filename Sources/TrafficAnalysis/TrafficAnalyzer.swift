@@ -300,7 +300,8 @@ public enum TrafficAnalyzer {
         // A record stream gets records as they are made, numbered across the shards while the capture is read.
         let numbering = options.recordStream.map { ShardRecordNumbering(shards: jobs, stream: $0) }
         let sink = ShardedSegmentSink(
-            shards: jobs, decrypting: decryption != nil, progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }
+            shards: jobs, readingCost: ShardedSegmentSink.readingCost(options: options, decrypting: decryption != nil),
+            progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }
         ) { shard in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
             shards.append(shardBuilder)

@@ -28,19 +28,35 @@ import Testing
         }
     }
 
-    /// The reading thread's share of the hash buckets: 20 % with two jobs, none with more; decrypting, 45 % with
-    /// two jobs, 26.7 % with three, 17.5 % with four, none from eleven on.
+    /// The reading thread's share of the hash buckets: 20 % with two jobs, none with more; with a sixth of the
+    /// reading cost (decrypting), 45 % with two jobs, 26.7 % with three, 17.5 % with four, none from eleven on.
     @Test func readingThreadShare() {
         #expect(ShardedSegmentSink.localShare(shards: 2) == 1024 * 8 / 40)
         #expect(ShardedSegmentSink.localShare(shards: 3) == 0)
         #expect(ShardedSegmentSink.localShare(shards: 4) == 0)
         #expect(ShardedSegmentSink.localShare(shards: 256) == 0)
-        #expect(ShardedSegmentSink.localShare(shards: 2, decrypting: true) == 1024 * 18 / 40)
-        #expect(ShardedSegmentSink.localShare(shards: 3, decrypting: true) == 1024 * 16 / 60)
-        #expect(ShardedSegmentSink.localShare(shards: 4, decrypting: true) == 1024 * 14 / 80)
-        #expect(ShardedSegmentSink.localShare(shards: 10, decrypting: true) == 1024 * 2 / 200)
-        #expect(ShardedSegmentSink.localShare(shards: 11, decrypting: true) == 0)
-        #expect(ShardedSegmentSink.localShare(shards: 256, decrypting: true) == 0)
+        let decrypting = 0.1
+        #expect(ShardedSegmentSink.localShare(shards: 2, readingCost: decrypting) == 1024 * 18 / 40)
+        #expect(ShardedSegmentSink.localShare(shards: 3, readingCost: decrypting) == 1024 * 16 / 60)
+        #expect(ShardedSegmentSink.localShare(shards: 4, readingCost: decrypting) == 1024 * 14 / 80)
+        #expect(ShardedSegmentSink.localShare(shards: 10, readingCost: decrypting) == 1024 * 2 / 200)
+        #expect(ShardedSegmentSink.localShare(shards: 11, readingCost: decrypting) == 0)
+        #expect(ShardedSegmentSink.localShare(shards: 256, readingCost: decrypting) == 0)
+    }
+
+    /// r from the options: a sixth when decrypting or inflating every gzip body, two thirds when records are
+    /// made for a stream or a list, the factors multiplied.
+    @Test func readingCostFromOptions() {
+        var options = ReportOptions()
+        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.6) < 1e-12)
+        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: true) - 0.1) < 1e-12)
+        options.verifyDecoding = true
+        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.1) < 1e-12)
+        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: true) - 0.6 / 36) < 1e-12)
+        options.verifyDecoding = false
+        options.keepMessages = true
+        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.4) < 1e-12)
+        #expect(ShardedSegmentSink.localShare(shards: 2, readingCost: 0.4) == 1024 * 12 / 40)
     }
 
     /// Decrypted captures, whose reading thread keeps a larger share of the connections: the same report with

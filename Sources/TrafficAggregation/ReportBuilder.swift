@@ -265,9 +265,10 @@ package final class ReportBuilder {
     /// with the slot-order spill below, `--jobs 1` 0.746 → 0.723 s; 2 048 and 8 192 were no better. A capture
     /// that never spills (up to 16 384 endpoints) keeps the whole table, and pays for no spill at all.
     private static let spilledTableLimit = 4096
-    /// The most groups a table holds after a spill: `spilledTableLimit` when a spilled table is emptied in place (`keepsTableMemory`). When records are kept,
-    /// every spill makes a new table, and four times as many of them took their pages from the system again
-    /// (`--messages --format csv` on the 1 GiB bulk bench: +6 %): the whole table then, as before.
+    /// The most groups a table holds after a spill: `spilledTableLimit` when a spilled table is emptied in place
+    /// (`keepsTableMemory`). When records are kept, every spill makes a new table, and four times as many of them
+    /// took their pages from the system again (`--messages --format csv` on the 1 GiB bulk bench: +6 %): the whole
+    /// table then, as before.
     private var tableLimitAfterSpill: Int { keepsTableMemory ? Self.spilledTableLimit : options.groupsInMemory }
 
     /// Groups written to the temporary file per append when the table is spilled.

@@ -38,7 +38,8 @@ final class ShardedSegmentSink: SegmentSink {
     /// `readingCost`: what reading a connection's packets costs the reading thread, per unit of what analysing it
     /// costs a shard (`localShare`'s r, `readingCost(options:decrypting:)`).
     init(
-        shards: Int, readingCost: Double = defaultReadingCost, progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
+        shards: Int, readingCost: Double = defaultReadingCost,
+        progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
         makeReassembler: (Int) -> TCPReassembler
     ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")

@@ -37,7 +37,8 @@ public final class NDJSONRecordWriter: RecordStream {
     nonisolated(unsafe) private var spareBuffers: [[UInt8]] = []
 
     public func write(_ lines: StreamedLines) {
-        // Assembled before the lock: threads wait only for each other's output call.
+        // Assembled outside the lock (taken only to pick a kept buffer and to write): threads wait only for each
+        // other's output call.
         lock.lock()
         var out = spareBuffers.popLast() ?? []
         lock.unlock()

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import TrafficAnalysis
+import TrafficWire
 
 /// The sharded path in-process, so that `make test-sanitize` runs it under ThreadSanitizer: worker threads,
 /// batch queues and the merge give the same report as one thread.
@@ -78,6 +79,38 @@ import Testing
     func decryptedShardsGiveTheSameReport(path: String, keys: [String]) throws {
         let one = try Self.expectShardsGiveTheSameReport(path: path, keys: keys)
         #expect(one.summary.tlsDecrypted > 0, "\(path) is decrypted")
+    }
+
+    /// The samples above put connections on both sides of the change: with two jobs, one whose hash bucket the
+    /// reading thread analyses only when decrypting (between the cleartext and the decrypting share), one it
+    /// analyses either way, and one a worker gets either way. Without this the comparison above might never run
+    /// a decrypted connection on the reading thread.
+    @Test func decryptedSamplesCoverBothThreads() throws {
+        func endpoint(_ text: String) -> Endpoint {
+            let parts = text.split(separator: ":")
+            let octets = parts[0].split(separator: ".").map { UInt32($0)! }
+            return Endpoint(address: IPAddress(ipv4: octets.reduce(0) { $0 << 8 | $1 }), port: UInt16(parts[1])!)
+        }
+        var buckets: [UInt64] = []
+        for (path, keys) in [
+            ("samples/https-v12-aes128gcm.pcap", ["samples/https-v12-aes128gcm.keys"]),
+            ("samples/http2-tls.pcap", ["samples/http2-tls.keys"]), ("samples/https-dsb.pcapng", []),
+        ] {
+            var options = ReportOptions()
+            options.keepMessages = true
+            options.analysis.keyLogPaths = keys
+            let report = try TrafficAnalyzer.analyze(paths: [path], options: options)
+            for entry in report.messages ?? [] where entry.record.index == 1 && entry.record.kind == .request {
+                let hash = ShardedSegmentSink.hash(endpoint(entry.record.client), endpoint(entry.record.server))
+                buckets.append(hash % 1024)
+            }
+        }
+        let cleartext = ShardedSegmentSink.localShare(shards: 2)
+        let decrypting = ShardedSegmentSink.localShare(shards: 2, readingCost: 0.1)
+        #expect(buckets.count == 4)
+        #expect(buckets.contains { $0 >= cleartext && $0 < decrypting }, "\(buckets)")
+        #expect(buckets.contains { $0 < cleartext }, "\(buckets)")
+        #expect(buckets.contains { $0 >= decrypting }, "\(buckets)")
     }
 }
 

@@ -35,9 +35,12 @@ public struct ReportOptions: Sendable {
     public var overhead: OverheadOptions = []
     /// Inflate every gzip body instead of reading its size from the gzip trailer (`--verify-decoding`).
     public var verifyDecoding = false
-    /// Worker threads for reassembly and HTTP (`--jobs`); connections are sharded by a hash of their
-    /// endpoints, and the report is identical to a single-threaded run.
+    /// Worker threads for reassembly and HTTP (`--jobs`); each connection is analysed whole on the thread it was
+    /// placed on at its first packet, and the report is identical to a single-threaded run.
     public var jobs = 1
+    /// How connections are placed on those threads: by load, or (tests) in turn, so that a small capture's few
+    /// connections are spread over every thread whatever the timing.
+    package var connectionPlacement = ConnectionPlacement.byLoad
     public var analysis = AnalysisOptions()
     /// Count the rows `--normalize-paths` would leave (`TrafficReport.normalizedGroupCount`: the table's note);
     /// formats that do not say it turn it off: it reads every group's key once more (~800 instructions a group
@@ -61,4 +64,12 @@ public struct ReportOptions: Sendable {
     public var timelineEventLimit = 3000
 
     public init() {}
+}
+
+/// How `ReportOptions.jobs` threads get their connections.
+package enum ConnectionPlacement: Sendable {
+    /// On the worker least behind, or on the reading thread when every worker is behind.
+    case byLoad
+    /// The reading thread and each worker in turn, a connection each.
+    case inTurn
 }

@@ -37,6 +37,9 @@ final class SegmentBatch: @unchecked Sendable {
     /// The reading thread's position when it handed the batch over: every packet of this shard below it is in
     /// this batch or an earlier one (`ShardRecordNumbering`).
     var position = 0
+    /// Connections the worker's reassembler let go of while this batch was its own (`ConnectionRoutes.ended`):
+    /// they travel back to the reading thread with the empty batch.
+    var ended: [EndedRoute] = []
 
     init() {
         entryStorage = .allocate(capacity: Self.maxEntries)

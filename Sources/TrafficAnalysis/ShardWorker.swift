@@ -1,3 +1,4 @@
+import Synchronization
 import TrafficCapture
 import TrafficConcurrency
 import TrafficReassembly
@@ -9,6 +10,13 @@ final class ShardWorker: @unchecked Sendable {
     let inbox = BlockingQueue<SegmentBatch>()
     let freeBatches = BlockingQueue<SegmentBatch>()
     private var thread: WorkerThread?
+    /// Where the reassembler's ended connections are noted (`ConnectionEndNotices`); they go back with each batch.
+    let notices: ConnectionEndNotices
+    /// Batches done so far: the reading thread compares it with the batches it handed over (`ShardedSegmentSink`'s
+    /// placement of new connections by how far behind each worker is).
+    let completed = Atomic<Int>(0)
+    /// Segments processed so far (the n of `ConnectionEndNotices.position`).
+    private var processed = 0
 
     /// Six batches per worker (~0.5 MiB each): a batch of 512 small packets is ~0.25 ms of the worker's
     /// work, and with four the threads stalled each other whenever one of them spent a few milliseconds
@@ -17,8 +25,9 @@ final class ShardWorker: @unchecked Sendable {
     /// Called on the worker's thread after each batch with the batch's `position` (record streams only).
     private let batchDone: ((Int) -> Void)?
 
-    init(reassembler: TCPReassembler, batchDone: ((Int) -> Void)? = nil) {
+    init(reassembler: TCPReassembler, notices: ConnectionEndNotices, batchDone: ((Int) -> Void)? = nil) {
         self.reassembler = reassembler
+        self.notices = notices
         self.batchDone = batchDone
         for _ in 0..<6 { freeBatches.push(SegmentBatch()) }
     }
@@ -32,7 +41,10 @@ final class ShardWorker: @unchecked Sendable {
     private func run() {
         while let batch = inbox.pop() {
             let bytes = batch.bytes
+            var processed = processed
             for entry in batch.entries {
+                processed += 1
+                notices.position = 2 &* processed
                 let segment = TCPSegment(
                     source: entry.source, destination: entry.destination, sequenceNumber: entry.sequenceNumber,
                     acknowledgmentNumber: entry.acknowledgmentNumber, flags: entry.flags,
@@ -42,9 +54,13 @@ final class ShardWorker: @unchecked Sendable {
                     frameBytes: entry.frameBytes, frameCount: entry.frameCount, encapsulation: entry.encapsulation)
                 reassembler.process(segment, time: entry.time, packetIndex: entry.packetIndex)
             }
+            self.processed = processed
+            notices.position = 2 &* processed &+ 1
             if batch.latest > .zero { reassembler.advance(to: batch.latest) }
             batchDone?(batch.position)
             batch.reset()
+            if !notices.ended.isEmpty { swap(&batch.ended, &notices.ended) }
+            completed.add(1, ordering: .releasing)
             freeBatches.push(batch)
         }
         reassembler.finish()

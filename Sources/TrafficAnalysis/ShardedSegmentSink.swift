@@ -3,69 +3,98 @@ import TrafficCapture
 import TrafficReassembly
 import TrafficWire
 
-/// Spreads connections over threads by a hash of their endpoints (`--jobs`): shard 0 runs on the
-/// reading thread itself, on the packet as read; the reading thread copies every other shard's segments
-/// into that shard's batch for its worker thread. Each shard has its own reassembler and HTTP stages on
-/// whole connections, so no state is shared between threads.
+/// Spreads connections over threads (`--jobs`): shard 0 runs on the reading thread itself, on the packet as
+/// read; the reading thread copies every other shard's segments into that shard's batch for its worker thread.
+/// Each shard has its own reassembler and HTTP stages on whole connections, so no state is shared between
+/// threads.
 ///
-/// The reading thread also reads and decodes every packet and copies the other shards' segments, so its
-/// own shard gets fewer connections than a worker's: with two jobs 20 % of them, with three or more none;
-/// more when the options make every connection costlier to analyse (decrypting TLS: 45 % with two jobs;
-/// `localShare`, `readingCost`).
+/// A connection is placed when its first segment is read, on the shard that is least behind
+/// (`ConnectionPlacement.byLoad`): a worker while it has less than `behind` batches waiting, else the reading
+/// thread. The reading thread also reads and decodes every packet and copies the workers' segments, so how much
+/// analysis it can take besides depends on the machine, the capture and the options (decrypting TLS, inflating
+/// every body, listing records); placed by load, both threads end together without a share worked out for each.
+/// `ConnectionRoutes` keeps each open connection's shard, so that all of its segments follow the first.
 ///
 /// Memory stays bounded: every worker has a fixed number of batches that circulate between the
 /// reader and the worker. Each worker's clock is the capture time of the packets it sees, so idle
 /// connections expire as they would in one reassembler, up to a batch's worth of time.
 final class ShardedSegmentSink: SegmentSink {
-    private static let buckets: UInt64 = 1024
     private let local: TCPReassembler
     private let workers: [ShardWorker]
     /// The batch each worker's segments go into, owned here (retained when taken from the worker's free
     /// list, handed over with that reference): a strong reference read from an array is retained and
     /// released around every use, an atomic pair per packet.
     private var filling: [Unmanaged<SegmentBatch>]
-    /// Hash buckets (of `buckets`) whose connections stay on the reading thread.
-    private let localBuckets: UInt64
+    private let routes = ConnectionRoutes()
+    private let placement: ConnectionPlacement
+    /// Segments routed to each shard so far (the n of `ConnectionRoutes.Slot.last`).
+    private var routed: [Int]
+    /// Batches handed to each worker so far (against its `completed`).
+    private var handed: [Int]
+    private let localNotices = ConnectionEndNotices()
+    /// The shard `ConnectionPlacement.inTurn` gives the next connection.
+    private var turn = 0
+    /// A worker with this many batches handed and not done is behind: new connections stay on the reading
+    /// thread. One batch is ~0.25 ms of a worker's work on small packets; of its six, one is being filled. Two
+    /// jobs on 2 cores (AMD EPYC VM), medians of 5–7 interleaved runs: at 1 the reading thread was 93 % busy and
+    /// the worker 45 %; at 2 the 1 GiB API bench took 1.064 s, bulk 0.911 s, 256 MiB HTTPS with keys 0.968 s; at 3
+    /// 1.142, 0.890 and 1.015 s (the hash share before: 1.211, 1.019 and 1.173 s).
+    static let behind = 2
 
-    /// `makeReassembler(shard)` builds a shard's reassembler, called for shards 0, 1, … in order; shard 0's
-    /// is used on the calling thread, every other one only on its worker's thread.
+    /// `makeReassembler(shard, connectionEnded)` builds a shard's reassembler, called for shards 0, 1, … in order;
+    /// shard 0's is used on the calling thread, every other one only on its worker's thread. Its reassembler must
+    /// call `connectionEnded` with every connection it lets go of (the routes of ended connections go).
     /// With a record stream: where each shard's progress goes (`ShardRecordNumbering.advance`), and how many
     /// segments until every worker is handed its batch, full or not, so that no shard's progress lags far.
     private let progress: ((_ shard: Int, _ position: Int) -> Void)?
     private static let progressInterval = 4096
     private var untilProgress = ShardedSegmentSink.progressInterval
 
-    /// `readingCost`: what reading a connection's packets costs the reading thread, per unit of what analysing it
-    /// costs a shard (`localShare`'s r, `readingCost(options:decrypting:)`).
     init(
-        shards: Int, readingCost: Double = defaultReadingCost,
+        shards: Int, placement: ConnectionPlacement = .byLoad,
         progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
-        makeReassembler: (Int) -> TCPReassembler
+        makeReassembler: (_ shard: Int, _ connectionEnded: @escaping (TCPConnectionInfo) -> Void) -> TCPReassembler
     ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")
         self.progress = progress
-        local = makeReassembler(0)
+        self.placement = placement
+        let localNotices = localNotices
+        local = makeReassembler(0) { localNotices.connectionEnded($0) }
         workers = (1..<shards).map { shard in
-            ShardWorker(reassembler: makeReassembler(shard), batchDone: progress.map { report in { report(shard, $0) } })
+            let notices = ConnectionEndNotices()
+            return ShardWorker(
+                reassembler: makeReassembler(shard) { notices.connectionEnded($0) }, notices: notices,
+                batchDone: progress.map { report in { report(shard, $0) } })
         }
-        localBuckets = Self.localShare(shards: shards, readingCost: readingCost)
+        routed = [Int](repeating: 0, count: shards)
+        handed = [Int](repeating: 0, count: shards - 1)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }
 
     func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int) {
         let hash = Self.hash(segment.source, segment.destination)
-        if hash % Self.buckets < localBuckets {
-            local.process(segment, time: time, packetIndex: packetIndex)
+        let key = RouteKey(segment.source, segment.destination)
+        let (slot, found) = routes.find(key, hash: hash)
+        let shard = found ? routes.shard(at: slot) : place()
+        let n = routed[shard] &+ 1
+        routed[shard] = n
+        if found {
+            routes.setLast(2 &* n, at: slot)
         } else {
-            // One worker (two jobs, the default on two cores) needs no division: a 64-bit `div` per packet was an
-            // eighth of this loop's own time on the reading thread (perf, 1 GiB API bench).
-            let shard = workers.count == 1 ? 0 : Int((hash / Self.buckets) % UInt64(workers.count))
-            let full = filling[shard]._withUnsafeGuaranteedRef { batch in
+            routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
+        }
+        if shard == 0 {
+            localNotices.position = 2 &* n
+            local.process(segment, time: time, packetIndex: packetIndex)
+            if !localNotices.ended.isEmpty { routesEnded(&localNotices.ended, shard: 0) }
+        } else {
+            let worker = shard - 1
+            let full = filling[worker]._withUnsafeGuaranteedRef { batch in
                 batch.append(segment, time: time, packetIndex: packetIndex)
                 return batch.isFull
             }
-            if full { hand(shard, time: time, position: packetIndex + 1) }
+            if full { hand(worker, time: time, position: packetIndex + 1) }
         }
         if let progress {
             untilProgress -= 1
@@ -73,18 +102,47 @@ final class ShardedSegmentSink: SegmentSink {
                 untilProgress = Self.progressInterval
                 // Batches handed early carry no clock (`latest` zero): a worker's idle expiry stays as without a
                 // stream, driven by its own packets and full batches.
-                for shard in workers.indices { hand(shard, time: .zero, position: packetIndex + 1) }
+                for worker in workers.indices { hand(worker, time: .zero, position: packetIndex + 1) }
                 progress(0, packetIndex + 1)
             }
         }
     }
 
-    private func hand(_ shard: Int, time: CaptureTime, position: Int) {
-        let batch = filling[shard].takeRetainedValue()
+    /// The shard for a new connection.
+    private func place() -> Int {
+        switch placement {
+        case .inTurn:
+            let shard = turn
+            turn = turn == workers.count ? 0 : turn + 1
+            return shard
+        case .byLoad:
+            // The worker with the fewest batches outstanding, unless even it is behind.
+            var best = 0, fewest = Int.max
+            for worker in workers.indices {
+                let outstanding = handed[worker] - workers[worker].completed.load(ordering: .relaxed)
+                if outstanding < fewest {
+                    best = worker
+                    fewest = outstanding
+                }
+            }
+            return fewest >= Self.behind ? 0 : best + 1
+        }
+    }
+
+    private func routesEnded(_ ended: inout [EndedRoute], shard: Int) {
+        for route in ended { routes.ended(route, shard: shard) }
+        ended.removeAll(keepingCapacity: true)
+    }
+
+    private func hand(_ worker: Int, time: CaptureTime, position: Int) {
+        let batch = filling[worker].takeRetainedValue()
         batch.latest = time
         batch.position = position
-        workers[shard].inbox.push(batch)
-        filling[shard] = Unmanaged.passRetained(workers[shard].freeBatches.pop()!)
+        handed[worker] += 1
+        workers[worker].inbox.push(batch)
+        let free = workers[worker].freeBatches.pop()!
+        if !free.ended.isEmpty { routesEnded(&free.ended, shard: worker + 1) }
+        filling[worker] = Unmanaged.passRetained(free)
     }
 
     /// Whether `finish` handed the filling batches over (their references went with them).
@@ -110,46 +168,6 @@ final class ShardedSegmentSink: SegmentSink {
         ([local.anomalies] + workers.map(\.reassembler.anomalies)).reduce(into: [Int](repeating: 0, count: TCPAnomaly.allCases.count)) {
             for i in $0.indices { $0[i] += $1[i] }
         }
-    }
-
-    /// Hash buckets (of `buckets`) whose connections the reading thread analyses itself. Reading, decoding
-    /// and copying every packet costs it r (`readingCost`) times what all connections' analysis costs, so the
-    /// threads finish together when the reading thread takes the share `s` with `r + s = (1 − s) / (shards − 1)`:
-    /// s = (1 − r (shards − 1)) / shards, a fifth with two jobs and r = 0.6, none with more.
-    /// r was 0.45 when the analysis cost more (fifth pass of issue 25). Measured with the time each thread
-    /// waited for the other (1 GiB API bench, two jobs, 27.5 % local, four batches): the worker waited
-    /// 50–160 ms for batches and the reading thread 35–80 ms for free ones, the worker being idle longer, so
-    /// the reading thread was the one to relieve. At 20 % with six to eight batches both waits fell to ~40 ms and
-    /// the reading took 0.43–0.48 s instead of 0.46–0.50 (best and mean of five, interleaved); 17.5 % and
-    /// 22.5 % were between the two.
-    static func localShare(shards: Int, readingCost r: Double = defaultReadingCost) -> UInt64 {
-        let share = (1 - r * Double(shards - 1)) / Double(shards)
-        guard share > 0 else { return 0 }
-        return UInt64((Double(buckets) * share).rounded(.down))
-    }
-
-    /// r for cleartext with default options (a fifth of the connections stay with two jobs).
-    static let defaultReadingCost = 0.6
-
-    /// r for a run with these options: options that make each connection costlier to analyse (and leave the
-    /// reading as it is) divide it. Each factor is the share that was fastest with two jobs (medians of three to
-    /// nine interleaved runs, 2 cores), r = 1 − 2s:
-    /// - TLS secrets given (decrypting), 1/6: 256 MiB TLS bench with its key log, 20 % 0.663 s, 35 % 0.527 s,
-    ///   40 % 0.464–0.498 s, 45 % 0.435–0.488 s, 50 % 0.460 s, 55 % 0.492 s. Without secrets TLS connections are
-    ///   only counted (0.12 s at 20 % and 35 % alike).
-    /// - `--verify-decoding` (every gzip body inflated), 1/6: 1 GiB bulk 1.822 s at 20 %, 1.576 s at 30 %, 1.395 s
-    ///   at 40 %, 1.390 s at 45 %; 1 GiB API 1.937 → 1.673 → 1.430 → 1.377 s.
-    /// - records made for a stream or kept (`--format ndjson`, `--messages`, HAR), 2/3: NDJSON on 1 GiB bulk
-    ///   0.832 s at 20 %, 0.707 s at 30 %, 0.778 s at 40 %; on 1 GiB API 1.110 → 0.962 → 0.996 s; `--messages
-    ///   --format csv` on API 2.468 → 2.323 → 2.348 s.
-    /// Cleartext with default options keeps 0.6: the 1 GiB bulk bench took 3–8 % longer at 25–30 % (0.376 →
-    /// 0.387–0.411 s), and the API-dense one moved within its noise (−5 % to +2 % at 25 %).
-    static func readingCost(options: ReportOptions, decrypting: Bool) -> Double {
-        var r = defaultReadingCost
-        if decrypting { r /= 6 }
-        if options.verifyDecoding { r /= 6 }
-        if options.keepMessages || options.recordStream != nil { r = r * 2 / 3 }
-        return r
     }
 
     /// The same hash for both directions: the endpoints' hashes are combined symmetrically.

@@ -300,9 +300,9 @@ public enum TrafficAnalyzer {
         // A record stream gets records as they are made, numbered across the shards while the capture is read.
         let numbering = options.recordStream.map { ShardRecordNumbering(shards: jobs, stream: $0) }
         let sink = ShardedSegmentSink(
-            shards: jobs, readingCost: ShardedSegmentSink.readingCost(options: options, decrypting: decryption != nil),
+            shards: jobs, placement: options.connectionPlacement,
             progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }
-        ) { shard in
+        ) { shard, routeEnded in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
             shards.append(shardBuilder)
             let table = firstPackets[shard]
@@ -322,6 +322,7 @@ public enum TrafficAnalyzer {
                 limits: limits,
                 makeHandler: makeHandler,
                 connectionEnded: { ended in
+                    routeEnded(ended.info)
                     if keepNumbers { table.record(ended.info.id, ended.info.firstPacket) }
                 })
         }

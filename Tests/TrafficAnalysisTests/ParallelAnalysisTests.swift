@@ -14,8 +14,9 @@ import TrafficWire
         try Self.expectShardsGiveTheSameReport(path: path)
     }
 
-    /// Records listed and overhead attributed: the report of one job, and the same with two, three and four (two
-    /// jobs: the reading thread keeps some connections; four: it keeps none unless decrypting, `localShare`).
+    /// Records listed and overhead attributed: the report of one job, and the same with two, three and four, their
+    /// connections placed by load (on a small capture the workers are never behind: all on the workers) and in
+    /// turn (the reading thread gets the first, each worker the next: every thread gets some, interleaved).
     /// Returns the one-job report.
     @discardableResult
     static func expectShardsGiveTheSameReport(path: String, keys: [String] = []) throws -> TrafficReport {
@@ -26,51 +27,23 @@ import TrafficWire
         options.jobs = 1
         let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
         let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
-        for jobs in [2, 3, 4] {
-            options.jobs = jobs
-            let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
-            #expect(one.summary == sharded.summary, "\(path) jobs \(jobs)")
-            #expect(one.groups.map(\.keys) == sharded.groups.map(\.keys))
-            #expect(one.groups.map(\.totals) == sharded.groups.map(\.totals))
-            let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
-            #expect(first == second, "\(path) jobs \(jobs)")
+        for placement in [ConnectionPlacement.byLoad, .inTurn] {
+            for jobs in [2, 3, 4] {
+                options.jobs = jobs
+                options.connectionPlacement = placement
+                let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
+                #expect(one.summary == sharded.summary, "\(path) jobs \(jobs) \(placement)")
+                #expect(one.groups.map(\.keys) == sharded.groups.map(\.keys), "\(path) jobs \(jobs) \(placement)")
+                #expect(one.groups.map(\.totals) == sharded.groups.map(\.totals), "\(path) jobs \(jobs) \(placement)")
+                let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
+                #expect(first == second, "\(path) jobs \(jobs) \(placement)")
+            }
         }
         return one
     }
 
-    /// The reading thread's share of the hash buckets: 20 % with two jobs, none with more; with a sixth of the
-    /// reading cost (decrypting), 45 % with two jobs, 26.7 % with three, 17.5 % with four, none from eleven on.
-    @Test func readingThreadShare() {
-        #expect(ShardedSegmentSink.localShare(shards: 2) == 1024 * 8 / 40)
-        #expect(ShardedSegmentSink.localShare(shards: 3) == 0)
-        #expect(ShardedSegmentSink.localShare(shards: 4) == 0)
-        #expect(ShardedSegmentSink.localShare(shards: 256) == 0)
-        let decrypting = 0.1
-        #expect(ShardedSegmentSink.localShare(shards: 2, readingCost: decrypting) == 1024 * 18 / 40)
-        #expect(ShardedSegmentSink.localShare(shards: 3, readingCost: decrypting) == 1024 * 16 / 60)
-        #expect(ShardedSegmentSink.localShare(shards: 4, readingCost: decrypting) == 1024 * 14 / 80)
-        #expect(ShardedSegmentSink.localShare(shards: 10, readingCost: decrypting) == 1024 * 2 / 200)
-        #expect(ShardedSegmentSink.localShare(shards: 11, readingCost: decrypting) == 0)
-        #expect(ShardedSegmentSink.localShare(shards: 256, readingCost: decrypting) == 0)
-    }
-
-    /// r from the options: a sixth when decrypting or inflating every gzip body, two thirds when records are
-    /// made for a stream or a list, the factors multiplied.
-    @Test func readingCostFromOptions() {
-        var options = ReportOptions()
-        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.6) < 1e-12)
-        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: true) - 0.1) < 1e-12)
-        options.verifyDecoding = true
-        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.1) < 1e-12)
-        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: true) - 0.6 / 36) < 1e-12)
-        options.verifyDecoding = false
-        options.keepMessages = true
-        #expect(abs(ShardedSegmentSink.readingCost(options: options, decrypting: false) - 0.4) < 1e-12)
-        #expect(ShardedSegmentSink.localShare(shards: 2, readingCost: 0.4) == 1024 * 12 / 40)
-    }
-
-    /// Decrypted captures, whose reading thread keeps a larger share of the connections: the same report with
-    /// two, three and four jobs as with one (records listed, overhead attributed).
+    /// Decrypted captures, whose connections cost more to analyse: the same report with two, three and four jobs
+    /// as with one (records listed, overhead attributed), on the reading thread and on workers.
     @Test(arguments: [
         ("samples/https-v12-aes128gcm.pcap", ["samples/https-v12-aes128gcm.keys"]),
         ("samples/http2-tls.pcap", ["samples/http2-tls.keys"]),
@@ -80,37 +53,86 @@ import TrafficWire
         let one = try Self.expectShardsGiveTheSameReport(path: path, keys: keys)
         #expect(one.summary.tlsDecrypted > 0, "\(path) is decrypted")
     }
+}
 
-    /// The samples above put connections on both sides of the change: with two jobs, one whose hash bucket the
-    /// reading thread analyses only when decrypting (between the cleartext and the decrypting share), one it
-    /// analyses either way, and one a worker gets either way. Without this the comparison above might never run
-    /// a decrypted connection on the reading thread.
-    @Test func decryptedSamplesCoverBothThreads() throws {
-        func endpoint(_ text: String) -> Endpoint {
-            let parts = text.split(separator: ":")
-            let octets = parts[0].split(separator: ".").map { UInt32($0)! }
-            return Endpoint(address: IPAddress(ipv4: octets.reduce(0) { $0 << 8 | $1 }), port: UInt16(parts[1])!)
-        }
-        var buckets: [UInt64] = []
-        for (path, keys) in [
-            ("samples/https-v12-aes128gcm.pcap", ["samples/https-v12-aes128gcm.keys"]),
-            ("samples/http2-tls.pcap", ["samples/http2-tls.keys"]), ("samples/https-dsb.pcapng", []),
-        ] {
-            var options = ReportOptions()
-            options.keepMessages = true
-            options.analysis.keyLogPaths = keys
-            let report = try TrafficAnalyzer.analyze(paths: [path], options: options)
-            for entry in report.messages ?? [] where entry.record.index == 1 && entry.record.kind == .request {
-                let hash = ShardedSegmentSink.hash(endpoint(entry.record.client), endpoint(entry.record.server))
-                buckets.append(hash % 1024)
+/// The reading thread's table of which shard each open connection is on (`ConnectionRoutes`).
+@Suite struct ConnectionRoutesTests {
+    static func endpoint(_ host: UInt32, _ port: UInt16) -> Endpoint {
+        Endpoint(address: IPAddress(ipv4: host), port: port)
+    }
+
+    /// Inserts, finds and ends against a dictionary, through growth and backward-shift deletion, with hashes
+    /// that collide on purpose (four values: long clusters that wrap around the table's end).
+    @Test(arguments: [UInt64(4), 1 << 40])
+    func agreesWithADictionary(hashes: UInt64) {
+        let routes = ConnectionRoutes()
+        var model: [UInt16: (shard: Int, last: Int)] = [:]
+        var random = SplitMix(seed: 7)
+        func key(_ port: UInt16) -> RouteKey { RouteKey(Self.endpoint(0x0A00_0001, port), Self.endpoint(0x0A00_0002, 80)) }
+        func hash(_ port: UInt16) -> UInt64 { (UInt64(port) &* 0x9E37_79B9_7F4A_7C15) % hashes &* 0xD6E8_FEB8_6659_FD93 }
+        for step in 0..<20_000 {
+            let port = UInt16(random.next() % 600)
+            let (slot, found) = routes.find(key(port), hash: hash(port))
+            #expect(found == (model[port] != nil), "step \(step)")
+            if found {
+                #expect(routes.shard(at: slot) == model[port]!.shard)
+                if random.next() % 3 == 0 {
+                    // An end notice: from the entry's shard after its last segment (goes), at it (stays) or from
+                    // another shard (stays).
+                    let entry = model[port]!
+                    switch random.next() % 3 {
+                    case 0:
+                        routes.ended(key(port), hash: hash(port), shard: entry.shard, position: entry.last + 1)
+                        model[port] = nil
+                    case 1:
+                        routes.ended(key(port), hash: hash(port), shard: entry.shard, position: entry.last)
+                    default:
+                        routes.ended(key(port), hash: hash(port), shard: entry.shard + 1, position: entry.last + 1)
+                    }
+                } else {
+                    routes.setLast(2 * step, at: slot)
+                    model[port]!.last = 2 * step
+                }
+            } else {
+                let shard = Int(random.next() % 3)
+                routes.insert(key(port), hash: hash(port), shard: shard, last: 2 * step, at: slot)
+                model[port] = (shard, 2 * step)
             }
+            #expect(routes.count == model.count)
         }
-        let cleartext = ShardedSegmentSink.localShare(shards: 2)
-        let decrypting = ShardedSegmentSink.localShare(shards: 2, readingCost: 0.1)
-        #expect(buckets.count == 4)
-        #expect(buckets.contains { $0 >= cleartext && $0 < decrypting }, "\(buckets)")
-        #expect(buckets.contains { $0 < cleartext }, "\(buckets)")
-        #expect(buckets.contains { $0 >= decrypting }, "\(buckets)")
+        let entries = routes.entries
+        #expect(entries.count == model.count)
+        for entry in entries {
+            let port = UInt16(entry.key.low.2 & 0xFFFF) == 80 ? UInt16(entry.key.high.2 & 0xFFFF) : UInt16(entry.key.low.2 & 0xFFFF)
+            #expect(model[port]?.shard == entry.shard && model[port]?.last == entry.last)
+        }
+    }
+
+    /// Both directions of a connection are one key, and a notice finds the entry by the sink's own hash.
+    @Test func bothDirectionsAreOneRoute() {
+        let client = Self.endpoint(0xC0A8_0001, 51_000), server = Self.endpoint(0x0A00_0001, 443)
+        #expect(RouteKey(client, server) == RouteKey(server, client))
+        #expect(ShardedSegmentSink.hash(client, server) == ShardedSegmentSink.hash(server, client))
+        let routes = ConnectionRoutes()
+        let key = RouteKey(server, client), hash = ShardedSegmentSink.hash(server, client)
+        let (slot, _) = routes.find(key, hash: hash)
+        routes.insert(key, hash: hash, shard: 1, last: 10, at: slot)
+        routes.ended(EndedRoute(client: client, server: server, position: 10), shard: 1)
+        #expect(routes.count == 1, "a notice at the flow's own last segment: the entry stays")
+        routes.ended(EndedRoute(client: client, server: server, position: 11), shard: 1)
+        #expect(routes.count == 0)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
     }
 }
 

@@ -113,11 +113,17 @@ final class ConnectionRoutes {
     @inline(__always)
     func setLast(_ last: Int, at slot: Int) { slots[slot].last = last }
 
-    /// Adds `key` at `slot`, the empty slot `find` gave for it.
-    func insert(_ key: RouteKey, hash: UInt64, shard: Int, last: Int, at slot: Int) {
+    /// Adds `key` at `slot`, the empty slot `find` gave for it; returns its slot then (−1 when the table grew and
+    /// every entry moved).
+    @discardableResult
+    func insert(_ key: RouteKey, hash: UInt64, shard: Int, last: Int, at slot: Int) -> Int {
         slots[slot] = Slot(hash: hash, key: key, shard: Int32(truncatingIfNeeded: shard), last: last)
         count += 1
-        if count * 2 > mask + 1 { grow() }
+        if count * 2 > mask + 1 {
+            grow()
+            return -1
+        }
+        return slot
     }
 
     /// The shard's connection on these endpoints ended when the shard was at `position`: the entry goes when it

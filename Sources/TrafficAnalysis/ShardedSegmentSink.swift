@@ -27,11 +27,15 @@ final class ShardedSegmentSink: SegmentSink {
     private var filling: [Unmanaged<SegmentBatch>]
     private let routes = ConnectionRoutes()
     private let placement: ConnectionPlacement
-    /// Segments routed to each shard so far (the n of `ConnectionRoutes.Slot.last`).
-    private var routed: [Int]
+    /// Segments routed to each shard so far (the n of `ConnectionRoutes.Slot.last`); raw memory, as an array's
+    /// store checked its uniqueness per packet.
+    private let routed: UnsafeMutablePointer<Int>
     /// Batches handed to each worker so far (against its `completed`).
-    private var handed: [Int]
+    private let handed: UnsafeMutablePointer<Int>
     private let localNotices = ConnectionEndNotices()
+    /// The last packet's connection and its slot in `routes` (−1: none).
+    private var recentKey = RouteKey(Endpoint(address: IPAddress(ipv4: 0), port: 0), Endpoint(address: IPAddress(ipv4: 0), port: 0))
+    private var recentSlot = -1
     /// The shard `ConnectionPlacement.inTurn` gives the next connection.
     private var turn = 0
     /// A worker with this many batches handed and not done is behind: new connections stay on the reading
@@ -66,26 +70,40 @@ final class ShardedSegmentSink: SegmentSink {
                 reassembler: makeReassembler(shard) { notices.connectionEnded($0) }, notices: notices,
                 batchDone: progress.map { report in { report(shard, $0) } })
         }
-        routed = [Int](repeating: 0, count: shards)
-        handed = [Int](repeating: 0, count: shards - 1)
+        routed = .allocate(capacity: shards)
+        routed.initialize(repeating: 0, count: shards)
+        handed = .allocate(capacity: shards - 1)
+        handed.initialize(repeating: 0, count: shards - 1)
         filling = workers.map { Unmanaged.passRetained($0.freeBatches.pop()!) }
         for worker in workers { worker.start() }
     }
 
     func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int) {
-        let hash = Self.hash(segment.source, segment.destination)
         let key = RouteKey(segment.source, segment.destination)
-        let (slot, found) = routes.find(key, hash: hash)
-        let shard = found ? routes.shard(at: slot) : place()
-        let n = routed[shard] &+ 1
-        routed[shard] = n
-        if found {
-            routes.setLast(2 &* n, at: slot)
+        let shard: Int
+        // About half the packets of the API bench follow one of the same connection: its slot is used again
+        // without the hash and the probe (until an entry moves: `routesEnded`, or a new one grows the table).
+        if recentSlot >= 0 && key == recentKey {
+            shard = routes.shard(at: recentSlot)
+            let n = routed[shard] &+ 1
+            routed[shard] = n
+            routes.setLast(2 &* n, at: recentSlot)
         } else {
-            routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
+            let hash = Self.hash(segment.source, segment.destination)
+            let (slot, found) = routes.find(key, hash: hash)
+            shard = found ? routes.shard(at: slot) : place()
+            let n = routed[shard] &+ 1
+            routed[shard] = n
+            recentKey = key
+            if found {
+                routes.setLast(2 &* n, at: slot)
+                recentSlot = slot
+            } else {
+                recentSlot = routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
+            }
         }
         if shard == 0 {
-            localNotices.position = 2 &* n
+            localNotices.position = 2 &* routed[0]
             local.process(segment, time: time, packetIndex: packetIndex)
             if !localNotices.ended.isEmpty { routesEnded(&localNotices.ended, shard: 0) }
         } else {
@@ -130,6 +148,7 @@ final class ShardedSegmentSink: SegmentSink {
     }
 
     private func routesEnded(_ ended: inout [EndedRoute], shard: Int) {
+        recentSlot = -1
         for route in ended { routes.ended(route, shard: shard) }
         ended.removeAll(keepingCapacity: true)
     }
@@ -150,6 +169,8 @@ final class ShardedSegmentSink: SegmentSink {
 
     deinit {
         if !handedOver { for batch in filling { batch.release() } }
+        routed.deallocate()
+        handed.deallocate()
     }
 
     func finish() {

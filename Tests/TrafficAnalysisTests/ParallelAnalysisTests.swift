@@ -14,6 +14,15 @@ import TrafficWire
         try Self.expectShardsGiveTheSameReport(path: path)
     }
 
+    /// Zeek's real-world traces (retransmissions, reused ports, packets after a connection closed, captures that
+    /// start mid-connection): every packet of a connection follows its first to one shard, however the
+    /// connections are placed.
+    @Test(.enabled(if: !AccountingInvariantTests.corpusFiles.isEmpty, "../shared/corpus is absent"),
+          arguments: AccountingInvariantTests.corpusFiles)
+    func corpusShardsGiveTheSameReport(path: String) throws {
+        try Self.expectShardsGiveTheSameReport(path: path)
+    }
+
     /// Records listed and overhead attributed: the report of one job, and the same with two, three and four, their
     /// connections placed by load (on a small capture the workers are never behind: all on the workers) and in
     /// turn (the reading thread gets the first, each worker the next: every thread gets some, interleaved).

@@ -1,34 +1,13 @@
 import TrafficReassembly
 import TrafficWire
 
-/// A connection's two endpoints in a canonical order (the reassembler's flow key: both directions the same).
-struct RouteKey: Equatable {
-    var low: (UInt64, UInt64, UInt64)
-    var high: (UInt64, UInt64, UInt64)
+/// A connection's two endpoints in a canonical order: the reassembler's own flow key, so that a route and a
+/// connection are the same flow by construction (both directions one key).
+typealias RouteKey = TCPReassembler.FlowKey
 
+extension TCPReassembler.FlowKey {
     @inline(__always)
-    init(_ a: Endpoint, _ b: Endpoint) {
-        let x = Self.words(a), y = Self.words(b)
-        if x < y {
-            low = x
-            high = y
-        } else {
-            low = y
-            high = x
-        }
-    }
-
-    @inline(__always)
-    private static func words(_ e: Endpoint) -> (UInt64, UInt64, UInt64) {
-        (e.address.high, e.address.low, UInt64(e.port) | (e.address.isIPv6 ? 1 << 16 : 0))
-    }
-
-    @inline(__always)
-    static func == (a: RouteKey, b: RouteKey) -> Bool {
-        // Ports first: flows between the same two hosts differ only there.
-        a.low.2 == b.low.2 && a.high.2 == b.high.2 && a.low.1 == b.low.1 && a.high.1 == b.high.1
-            && a.low.0 == b.low.0 && a.high.0 == b.high.0
-    }
+    init(_ a: Endpoint, _ b: Endpoint) { self = Self.make(a, b).key }
 }
 
 /// A connection's end as its shard's reassembler let go of it, and where that shard was then in the segments

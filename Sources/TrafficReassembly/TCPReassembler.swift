@@ -11,8 +11,9 @@ import TrafficWire
 public final class TCPReassembler {
     public typealias HandlerFactory = (TCPConnectionInfo) -> (any TCPStreamHandler)?
 
-    /// A connection's table key: its two endpoints in a canonical order.
-    struct FlowKey: FlowTableKey {
+    /// A connection's table key: its two endpoints in a canonical order (also the key by which a parallel run
+    /// routes a connection's packets to the reassembler that has it).
+    package struct FlowKey: FlowTableKey {
         // Each endpoint as three words (address high, address low, port with the IPv6 bit), the smaller
         // endpoint first: ordering and comparing words costs a fraction of comparing `Endpoint`s through
         // their tuples (about 60 instructions a packet for the key, 110 for the lookup).
@@ -22,7 +23,7 @@ public final class TCPReassembler {
         /// Where a segment's source sits in its flow's key: the lower endpoint, the higher one, or both ends are
         /// the same endpoint. With the side the client took at the connection's first segment it gives the
         /// segment's direction without comparing endpoints again.
-        enum Side { case low, high, both }
+        package enum Side { case low, high, both }
 
         @inline(__always)
         private init(low: (UInt64, UInt64, UInt64), high: (UInt64, UInt64, UInt64)) {
@@ -31,7 +32,7 @@ public final class TCPReassembler {
         }
 
         @inline(__always)
-        static func make(_ source: Endpoint, _ destination: Endpoint) -> (key: FlowKey, source: Side) {
+        package static func make(_ source: Endpoint, _ destination: Endpoint) -> (key: FlowKey, source: Side) {
             let x = Self.words(source), y = Self.words(destination)
             if x < y { return (FlowKey(low: x, high: y), .low) }
             if x == y { return (FlowKey(low: x, high: y), .both) }
@@ -44,7 +45,7 @@ public final class TCPReassembler {
         }
 
         @inline(__always)
-        static func == (a: FlowKey, b: FlowKey) -> Bool {
+        package static func == (a: FlowKey, b: FlowKey) -> Bool {
             // Ports first: flows between the same two hosts differ only there.
             a.low.2 == b.low.2 && a.high.2 == b.high.2 && a.low.1 == b.low.1 && a.high.1 == b.high.1
                 && a.low.0 == b.low.0 && a.high.0 == b.high.0

@@ -52,14 +52,26 @@ final class ConnectionRoutes {
     /// 64 − log2(slots): the home slot is the product's top bits.
     private var shift: UInt64
     private(set) var count = 0
+    /// Entries per shard: an upper bound of the connections its reassembler holds (an entry goes only after its
+    /// connection ended there), which placement keeps under the shard's cap.
+    private let open: UnsafeMutablePointer<Int>
 
-    init() {
+    init(shards: Int) {
         mask = 63
         shift = 58
         slots = Self.allocate(64)
+        open = .allocate(capacity: shards)
+        open.initialize(repeating: 0, count: shards)
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deallocate()
+        open.deallocate()
+    }
+
+    /// The entries on `shard`.
+    @inline(__always)
+    func openCount(_ shard: Int) -> Int { open[shard] }
 
     private static func allocate(_ count: Int) -> UnsafeMutablePointer<Slot> {
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
@@ -98,6 +110,7 @@ final class ConnectionRoutes {
     func insert(_ key: RouteKey, hash: UInt64, shard: Int, last: Int, at slot: Int) -> Int {
         slots[slot] = Slot(hash: hash, key: key, shard: Int32(truncatingIfNeeded: shard), last: last)
         count += 1
+        open[shard] += 1
         if count * 2 > mask + 1 {
             grow()
             return -1
@@ -128,6 +141,7 @@ final class ConnectionRoutes {
 
     private func remove(at slot: Int) {
         count -= 1
+        open[Int(slots[slot].shard)] -= 1
         var hole = slot
         // Backward shift (Knuth 6.4, algorithm R): later entries of the cluster move into the hole unless their
         // home slot lies cyclically between the hole and where they are.

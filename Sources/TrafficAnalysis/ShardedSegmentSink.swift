@@ -25,8 +25,11 @@ final class ShardedSegmentSink: SegmentSink {
     /// list, handed over with that reference): a strong reference read from an array is retained and
     /// released around every use, an atomic pair per packet.
     private var filling: [Unmanaged<SegmentBatch>]
-    private let routes = ConnectionRoutes()
+    private let routes: ConnectionRoutes
     private let placement: ConnectionPlacement
+    /// Each shard's reassembler's `maxConnections`: a new connection goes to a shard with fewer routes than that
+    /// (routes outlive their connections a little, so a shard is never placed past its cap).
+    private let connectionCaps: [Int]
     /// Segments routed to each shard so far (the n of `ConnectionRoutes.Slot.last`); raw memory, as an array's
     /// store checked its uniqueness per packet.
     private let routed: UnsafeMutablePointer<Int>
@@ -55,13 +58,16 @@ final class ShardedSegmentSink: SegmentSink {
     private var untilProgress = ShardedSegmentSink.progressInterval
 
     init(
-        shards: Int, placement: ConnectionPlacement = .byLoad,
+        shards: Int, placement: ConnectionPlacement = .byLoad, connectionCaps: [Int]? = nil,
         progress: ((_ shard: Int, _ position: Int) -> Void)? = nil,
         makeReassembler: (_ shard: Int, _ connectionEnded: @escaping (TCPConnectionInfo) -> Void) -> TCPReassembler
     ) {
         precondition(shards >= 2, "one shard is LocalSegmentSink")
         self.progress = progress
         self.placement = placement
+        self.connectionCaps = connectionCaps ?? [Int](repeating: .max, count: shards)
+        precondition(self.connectionCaps.count == shards, "a cap for every shard")
+        routes = ConnectionRoutes(shards: shards)
         let localNotices = localNotices
         local = makeReassembler(0) { localNotices.connectionEnded($0) }
         workers = (1..<shards).map { shard in
@@ -126,25 +132,36 @@ final class ShardedSegmentSink: SegmentSink {
         }
     }
 
-    /// The shard for a new connection.
+    /// The shard for a new connection: one below its connection cap.
     private func place() -> Int {
         switch placement {
         case .inTurn:
-            let shard = turn
-            turn = turn == workers.count ? 0 : turn + 1
-            return shard
+            var shard = turn
+            for _ in workers.indices where !hasRoom(shard) { shard = shard == workers.count ? 0 : shard + 1 }
+            turn = shard == workers.count ? 0 : shard + 1
+            return hasRoom(shard) ? shard : leastOver()
         case .byLoad:
             // The worker with the fewest batches outstanding, unless even it is behind.
-            var best = 0, fewest = Int.max
-            for worker in workers.indices {
+            var best = -1, fewest = Int.max
+            for worker in workers.indices where hasRoom(worker + 1) {
                 let outstanding = handed[worker] - workers[worker].completed.load(ordering: .relaxed)
                 if outstanding < fewest {
                     best = worker
                     fewest = outstanding
                 }
             }
-            return fewest >= Self.behind ? 0 : best + 1
+            if best >= 0 && (fewest < Self.behind || !hasRoom(0)) { return best + 1 }
+            return hasRoom(0) ? 0 : leastOver()
         }
+    }
+
+    @inline(__always)
+    private func hasRoom(_ shard: Int) -> Bool { routes.openCount(shard) < connectionCaps[shard] }
+
+    /// Every shard at its cap (more connections open than one reassembler would hold): the one least over it,
+    /// which evicts as one reassembler would have.
+    private func leastOver() -> Int {
+        (0...workers.count).min { routes.openCount($0) - connectionCaps[$0] < routes.openCount($1) - connectionCaps[$1] }!
     }
 
     private func routesEnded(_ ended: inout [EndedRoute], shard: Int) {

@@ -293,14 +293,18 @@ public enum TrafficAnalyzer {
         // into the capture's order (tshark's tcp.stream) when every shard is done.
         let firstPackets = (0..<jobs).map { _ in FirstPackets() }
         let keepNumbers = options.keepMessages
-        // The memory caps hold for the run, not for each shard.
+        // The memory caps hold for the run, not for each shard. The connection cap is split whole (a remainder to
+        // the first shards), and new connections are placed only on shards below theirs: one reassembler evicts
+        // when more than the cap are open, so the shards together do too, however unevenly load placed them.
         var limits = analysisOptions.reassemblyLimits
-        limits.maxConnections = max(1, limits.maxConnections / jobs)
+        let connectionCaps = (0..<jobs).map { shard in
+            max(1, limits.maxConnections / jobs + (shard < limits.maxConnections % jobs ? 1 : 0))
+        }
         limits.maxBufferedBytesTotal = max(1, limits.maxBufferedBytesTotal / jobs)
         // A record stream gets records as they are made, numbered across the shards while the capture is read.
         let numbering = options.recordStream.map { ShardRecordNumbering(shards: jobs, stream: $0) }
         let sink = ShardedSegmentSink(
-            shards: jobs, placement: options.connectionPlacement,
+            shards: jobs, placement: options.connectionPlacement, connectionCaps: connectionCaps,
             progress: numbering.map { n in { n.advance(shard: $0, to: $1) } }
         ) { shard, routeEnded in
             let shardBuilder = ReportBuilder(options: options, capturePaths: builder.capturePaths)
@@ -318,8 +322,10 @@ public enum TrafficAnalyzer {
                     return make(info)
                 }
             }
+            var shardLimits = limits
+            shardLimits.maxConnections = connectionCaps[shard]
             return TCPReassembler(
-                limits: limits,
+                limits: shardLimits,
                 makeHandler: makeHandler,
                 connectionEnded: { ended in
                     routeEnded(ended.info)

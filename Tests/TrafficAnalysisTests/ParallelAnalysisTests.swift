@@ -65,6 +65,100 @@ import TrafficWire
     }
 }
 
+/// The connection cap (`TCPReassemblyLimits.maxConnections`) holds for the run, whichever thread a connection is
+/// placed on: with as many connections open as the cap, one job evicts none, and neither do two to four, however
+/// they are placed (by load, a small capture's connections would all go to an idle worker, whose share of the cap
+/// is half or less).
+@Suite struct ConnectionCapTests {
+    @Test func shardsStayWithinTheCapOfOneReassembler() throws {
+        let connections = 10
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cap-\(UUID().uuidString).pcap").path
+        try ConcurrentConnectionsCapture.bytes(connections: connections).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var options = ReportOptions()
+        options.keepMessages = true
+        options.jobs = 1
+        options.analysis.reassemblyLimits.maxConnections = connections - 1
+        let over = try TrafficAnalyzer.analyze(paths: [path], options: options)
+        #expect((over.anomalies["connection_evicted"] ?? 0) > 0, "one more connection than the cap evicts")
+        options.analysis.reassemblyLimits.maxConnections = connections
+        let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
+        #expect(one.anomalies["connection_evicted"] ?? 0 == 0)
+        // Hand-counted: a request is 44 bytes (`GET /item/N HTTP/1.1` 22 with CRLF, the Host line 20, the blank
+        // line 2), a response 40 (status line 17, Content-Length 19, blank line 2, body 2).
+        #expect(one.summary.requests == connections && one.summary.responses == connections)
+        #expect(one.summary.unpairedRequests == 0 && one.summary.unpairedResponses == 0)
+        #expect(one.groups.map(\.totals.request.bytes).reduce(0, +) == 44 * connections)
+        #expect(one.groups.map(\.totals.response.bytes).reduce(0, +) == 40 * connections)
+        let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.kind)/\($0.record.wireBytes)" }
+        for placement in [ConnectionPlacement.byLoad, .inTurn] {
+            for jobs in [2, 3, 4] {
+                options.jobs = jobs
+                options.connectionPlacement = placement
+                let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
+                #expect(sharded.anomalies == one.anomalies, "jobs \(jobs) \(placement)")
+                #expect(sharded.summary == one.summary, "jobs \(jobs) \(placement)")
+                #expect(sharded.groups.map(\.totals) == one.groups.map(\.totals), "jobs \(jobs) \(placement)")
+                let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.kind)/\($0.record.wireBytes)" }
+                #expect(second == first, "jobs \(jobs) \(placement)")
+            }
+        }
+    }
+}
+
+/// A raw-IP pcap (LINKTYPE_RAW) of `connections` HTTP/1.1 connections open at once: every handshake, then every
+/// exchange, then every close, 1 ms apart.
+enum ConcurrentConnectionsCapture {
+    static func bytes(connections: Int) -> Data {
+        var file = Data()
+        func le32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { file.append(contentsOf: $0) } }
+        func le16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { file.append(contentsOf: $0) } }
+        le32(0xA1B2_C3D4); le16(2); le16(4); le32(0); le32(0); le32(65_535); le32(101)
+        var time: UInt32 = 0
+        func packet(_ client: Int, toServer: Bool, seq: UInt32, ack: UInt32, flags: UInt8, payload: [UInt8] = []) {
+            let clientIP: [UInt8] = [10, 0, 0, 1], serverIP: [UInt8] = [10, 0, 0, 2]
+            let clientPort = UInt16(40_000 + client), serverPort: UInt16 = 80
+            var ip: [UInt8] = [0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0]
+            let total = UInt16(40 + payload.count)
+            ip[2] = UInt8(total >> 8); ip[3] = UInt8(total & 0xFF)
+            ip += toServer ? clientIP + serverIP : serverIP + clientIP
+            var sum = 0
+            for i in stride(from: 0, to: 20, by: 2) { sum += Int(ip[i]) << 8 | Int(ip[i + 1]) }
+            while sum > 0xFFFF { sum = (sum & 0xFFFF) + (sum >> 16) }
+            ip[10] = UInt8(~sum >> 8 & 0xFF); ip[11] = UInt8(~sum & 0xFF)
+            func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+            func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+            var tcp = toServer ? be16(clientPort) + be16(serverPort) : be16(serverPort) + be16(clientPort)
+            tcp += be32(seq) + be32(ack) + [0x50, flags] + be16(65_535) + [0, 0, 0, 0]
+            let frame = ip + tcp + payload
+            time += 1_000
+            le32(time / 1_000_000); le32(time % 1_000_000); le32(UInt32(frame.count)); le32(UInt32(frame.count))
+            file.append(contentsOf: frame)
+        }
+        let syn: UInt8 = 0x02, ack: UInt8 = 0x10, psh: UInt8 = 0x08, fin: UInt8 = 0x01
+        let clientISN: UInt32 = 1_000, serverISN: UInt32 = 5_000
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+        func request(_ i: Int) -> [UInt8] { Array("GET /item/\(i) HTTP/1.1\r\nHost: example.test\r\n\r\n".utf8) }
+        for i in 0..<connections {
+            packet(i, toServer: true, seq: clientISN, ack: 0, flags: syn)
+            packet(i, toServer: false, seq: serverISN, ack: clientISN + 1, flags: syn | ack)
+            packet(i, toServer: true, seq: clientISN + 1, ack: serverISN + 1, flags: ack)
+        }
+        for i in 0..<connections {
+            let sent = UInt32(request(i).count)
+            packet(i, toServer: true, seq: clientISN + 1, ack: serverISN + 1, flags: psh | ack, payload: request(i))
+            packet(i, toServer: false, seq: serverISN + 1, ack: clientISN + 1 + sent, flags: psh | ack, payload: response)
+        }
+        for i in 0..<connections {
+            let c = clientISN + 1 + UInt32(request(i).count), s = serverISN + 1 + UInt32(response.count)
+            packet(i, toServer: true, seq: c, ack: s, flags: fin | ack)
+            packet(i, toServer: false, seq: s, ack: c + 1, flags: fin | ack)
+            packet(i, toServer: true, seq: c + 1, ack: s + 1, flags: ack)
+        }
+        return file
+    }
+}
+
 /// The reading thread's table of which shard each open connection is on (`ConnectionRoutes`).
 @Suite struct ConnectionRoutesTests {
     static func endpoint(_ host: UInt32, _ port: UInt16) -> Endpoint {
@@ -75,7 +169,7 @@ import TrafficWire
     /// that collide on purpose (four values: long clusters that wrap around the table's end).
     @Test(arguments: [UInt64(4), 1 << 40])
     func agreesWithADictionary(hashes: UInt64) {
-        let routes = ConnectionRoutes()
+        let routes = ConnectionRoutes(shards: 4)
         var model: [UInt16: (shard: Int, last: Int)] = [:]
         var random = SplitMix(state: 7)
         func key(_ port: UInt16) -> RouteKey { RouteKey(Self.endpoint(0x0A00_0001, port), Self.endpoint(0x0A00_0002, 80)) }
@@ -109,6 +203,9 @@ import TrafficWire
                 model[port] = (shard, 2 * step)
             }
             #expect(routes.count == model.count)
+            if step % 97 == 0 {
+                for shard in 0..<4 { #expect(routes.openCount(shard) == model.values.filter { $0.shard == shard }.count) }
+            }
         }
         let entries = routes.entries
         #expect(entries.count == model.count)
@@ -123,7 +220,7 @@ import TrafficWire
         let client = Self.endpoint(0xC0A8_0001, 51_000), server = Self.endpoint(0x0A00_0001, 443)
         #expect(RouteKey(client, server) == RouteKey(server, client))
         #expect(ShardedSegmentSink.hash(client, server) == ShardedSegmentSink.hash(server, client))
-        let routes = ConnectionRoutes()
+        let routes = ConnectionRoutes(shards: 4)
         let key = RouteKey(server, client), hash = ShardedSegmentSink.hash(server, client)
         let (slot, _) = routes.find(key, hash: hash)
         routes.insert(key, hash: hash, shard: 1, last: 10, at: slot)

@@ -86,27 +86,23 @@ final class ShardedSegmentSink: SegmentSink {
 
     func process(_ segment: TCPSegment, time: CaptureTime, packetIndex: Int) {
         let key = RouteKey(segment.source, segment.destination)
-        let shard: Int
         // About half the packets of the API bench follow one of the same connection: its slot is used again
         // without the hash and the probe (until an entry moves: `routesEnded`, or a new one grows the table).
-        if recentSlot >= 0 && key == recentKey {
-            shard = routes.shard(at: recentSlot)
-            let n = routed[shard] &+ 1
-            routed[shard] = n
-            routes.setLast(2 &* n, at: recentSlot)
-        } else {
-            let hash = Self.hash(segment.source, segment.destination)
-            let (slot, found) = routes.find(key, hash: hash)
-            shard = found ? routes.shard(at: slot) : place()
-            let n = routed[shard] &+ 1
-            routed[shard] = n
+        let reused = recentSlot >= 0 && key == recentKey
+        var slot = recentSlot, found = reused, hash: UInt64 = 0
+        if !reused {
+            hash = Self.hash(segment.source, segment.destination)
+            (slot, found) = routes.find(key, hash: hash)
             recentKey = key
-            if found {
-                routes.setLast(2 &* n, at: slot)
-                recentSlot = slot
-            } else {
-                recentSlot = routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
-            }
+        }
+        let shard = found ? routes.shard(at: slot) : place()
+        let n = routed[shard] &+ 1
+        routed[shard] = n
+        if found {
+            routes.setLast(2 &* n, at: slot)
+            recentSlot = slot
+        } else {
+            recentSlot = routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
         }
         if shard == 0 {
             localNotices.position = 2 &* routed[0]

@@ -191,7 +191,9 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         var allocated = 0
         func share(upTo end: Int) -> Int {
             guard overhead > 0, !bytes.isEmpty else { return 0 }
-            let target = overhead * end / bytes.count
+            // The whole delivery, as for most segments (a body's), takes no division (4 % of this function's
+            // samples in perf on the API bench).
+            let target = end == bytes.count ? overhead : overhead * end / bytes.count
             defer { allocated = target }
             return target - allocated
         }
@@ -200,7 +202,7 @@ public final class HTTPConnectionParser: StreamAnalyzer {
         var framed = 0
         func shareFraming(upTo end: Int) {
             guard framing > 0, !bytes.isEmpty else { return }
-            let target = framing * end / bytes.count
+            let target = end == bytes.count ? framing : framing * end / bytes.count
             parser.framingShare += target - framed
             framed = target
         }

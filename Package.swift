@@ -211,7 +211,8 @@ let package = Package(
         .testTarget(
             name: "TrafficAnalysisTests",
             dependencies: [
-                "TrafficAggregation", "TrafficAnalysis", "TrafficConcurrency", "TrafficSessions", "TrafficTestSupport",
+                "TrafficAggregation", "TrafficAnalysis", "TrafficConcurrency", "TrafficReassembly", "TrafficSessions",
+                "TrafficTestSupport",
             ]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture", "TrafficSessions"]),

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import TrafficAnalysis
+import TrafficReassembly
 import TrafficTestSupport
 import TrafficWire
 
@@ -28,12 +29,16 @@ import TrafficWire
     /// connections placed by load (on a small capture the workers are never behind: all on the workers) and in
     /// turn (the reading thread gets the first, each worker the next: every thread gets some, interleaved).
     /// Returns the one-job report.
+    /// `limits`: the reassembler's, for the whole run.
     @discardableResult
-    static func expectShardsGiveTheSameReport(path: String, keys: [String] = []) throws -> TrafficReport {
+    static func expectShardsGiveTheSameReport(
+        path: String, keys: [String] = [], limits: TCPReassemblyLimits = TCPReassemblyLimits()
+    ) throws -> TrafficReport {
         var options = ReportOptions()
         options.keepMessages = true
         options.overhead = .all
         options.analysis.keyLogPaths = keys
+        options.analysis.reassemblyLimits = limits
         options.jobs = 1
         let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
         let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
@@ -43,6 +48,7 @@ import TrafficWire
                 options.connectionPlacement = placement
                 let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
                 #expect(one.summary == sharded.summary, "\(path) jobs \(jobs) \(placement)")
+                #expect(one.anomalies == sharded.anomalies, "\(path) jobs \(jobs) \(placement)")
                 #expect(one.groups.map(\.keys) == sharded.groups.map(\.keys), "\(path) jobs \(jobs) \(placement)")
                 #expect(one.groups.map(\.totals) == sharded.groups.map(\.totals), "\(path) jobs \(jobs) \(placement)")
                 let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.index)/\($0.record.kind)/\($0.record.wireBytes)" }
@@ -76,13 +82,13 @@ import TrafficWire
         try ConcurrentConnectionsCapture.bytes(connections: connections).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var options = ReportOptions()
-        options.keepMessages = true
         options.jobs = 1
         options.analysis.reassemblyLimits.maxConnections = connections - 1
         let over = try TrafficAnalyzer.analyze(paths: [path], options: options)
         #expect((over.anomalies["connection_evicted"] ?? 0) > 0, "one more connection than the cap evicts")
-        options.analysis.reassemblyLimits.maxConnections = connections
-        let one = try TrafficAnalyzer.analyze(paths: [path], options: options)
+        var limits = TCPReassemblyLimits()
+        limits.maxConnections = connections
+        let one = try ParallelAnalysisTests.expectShardsGiveTheSameReport(path: path, limits: limits)
         #expect(one.anomalies["connection_evicted"] ?? 0 == 0)
         // Hand-counted: a request is 44 bytes (`GET /item/N HTTP/1.1` 22 with CRLF, the Host line 20, the blank
         // line 2), a response 40 (status line 17, Content-Length 19, blank line 2, body 2).
@@ -90,19 +96,6 @@ import TrafficWire
         #expect(one.summary.unpairedRequests == 0 && one.summary.unpairedResponses == 0)
         #expect(one.groups.map(\.totals.request.bytes).reduce(0, +) == 44 * connections)
         #expect(one.groups.map(\.totals.response.bytes).reduce(0, +) == 40 * connections)
-        let first = (one.messages ?? []).map { "\($0.record.connection)/\($0.record.kind)/\($0.record.wireBytes)" }
-        for placement in [ConnectionPlacement.byLoad, .inTurn] {
-            for jobs in [2, 3, 4] {
-                options.jobs = jobs
-                options.connectionPlacement = placement
-                let sharded = try TrafficAnalyzer.analyze(paths: [path], options: options)
-                #expect(sharded.anomalies == one.anomalies, "jobs \(jobs) \(placement)")
-                #expect(sharded.summary == one.summary, "jobs \(jobs) \(placement)")
-                #expect(sharded.groups.map(\.totals) == one.groups.map(\.totals), "jobs \(jobs) \(placement)")
-                let second = (sharded.messages ?? []).map { "\($0.record.connection)/\($0.record.kind)/\($0.record.wireBytes)" }
-                #expect(second == first, "jobs \(jobs) \(placement)")
-            }
-        }
     }
 }
 

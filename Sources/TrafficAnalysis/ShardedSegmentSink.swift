@@ -105,7 +105,7 @@ final class ShardedSegmentSink: SegmentSink {
             recentSlot = routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
         }
         if shard == 0 {
-            localNotices.position = 2 &* routed[0]
+            localNotices.position = 2 &* n
             local.process(segment, time: time, packetIndex: packetIndex)
             if !localNotices.ended.isEmpty { routesEnded(&localNotices.ended, shard: 0) }
         } else {
@@ -132,10 +132,15 @@ final class ShardedSegmentSink: SegmentSink {
     private func place() -> Int {
         switch placement {
         case .inTurn:
-            var shard = turn
-            for _ in workers.indices where !hasRoom(shard) { shard = shard == workers.count ? 0 : shard + 1 }
-            turn = shard == workers.count ? 0 : shard + 1
-            return hasRoom(shard) ? shard : leastOver()
+            // The next shard in turn that has room.
+            for step in 0...workers.count {
+                let shard = (turn + step) % (workers.count + 1)
+                if hasRoom(shard) {
+                    turn = (shard + 1) % (workers.count + 1)
+                    return shard
+                }
+            }
+            return leastOver()
         case .byLoad:
             // The worker with the fewest batches outstanding, unless even it is behind.
             var best = -1, fewest = Int.max

@@ -4,7 +4,7 @@ import Testing
 @testable import TrafficAnalysis
 import TrafficReassembly
 import TrafficTestSupport
-import TrafficWire
+@testable import TrafficWire
 
 /// The sharded path in-process, so that `make test-sanitize` runs it under ThreadSanitizer: worker threads,
 /// batch queues and the merge give the same report as one thread.
@@ -115,10 +115,8 @@ enum ConcurrentConnectionsCapture {
             let total = UInt16(40 + payload.count)
             ip[2] = UInt8(total >> 8); ip[3] = UInt8(total & 0xFF)
             ip += toServer ? clientIP + serverIP : serverIP + clientIP
-            var sum = 0
-            for i in stride(from: 0, to: 20, by: 2) { sum += Int(ip[i]) << 8 | Int(ip[i + 1]) }
-            while sum > 0xFFFF { sum = (sum & 0xFFFF) + (sum >> 16) }
-            ip[10] = UInt8(~sum >> 8 & 0xFF); ip[11] = UInt8(~sum & 0xFF)
+            let sum = ~ip.withUnsafeBytes { Checksum.sum($0) }
+            ip[10] = UInt8(sum >> 8 & 0xFF); ip[11] = UInt8(sum & 0xFF)
             func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
             func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
             var tcp = toServer ? be16(clientPort) + be16(serverPort) : be16(serverPort) + be16(clientPort)

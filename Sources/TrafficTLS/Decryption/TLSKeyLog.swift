@@ -21,24 +21,15 @@ public final class TLSKeyLog: @unchecked Sendable {
 
     /// A client random as four words: a key without an array of its own.
     private struct Random: Hashable {
-        var words: (UInt64, UInt64, UInt64, UInt64)
+        var a, b, c, d: UInt64
 
         /// nil unless `bytes` are 32.
         init?(_ bytes: [UInt8]) {
             guard bytes.count == 32 else { return nil }
-            words = bytes.withUnsafeBytes {
+            (a, b, c, d) = bytes.withUnsafeBytes {
                 ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
                  $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
             }
-        }
-
-        static func == (a: Random, b: Random) -> Bool { a.words == b.words }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-            hasher.combine(words.2)
-            hasher.combine(words.3)
         }
     }
 

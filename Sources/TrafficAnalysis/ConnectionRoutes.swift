@@ -32,14 +32,16 @@ final class ConnectionEndNotices: @unchecked Sendable {
 }
 
 /// The shard each open connection was placed on, for the reading thread (`ShardedSegmentSink`): an
-/// open-addressing table (linear probing, deletion by backward shift) keyed by the connection's endpoints, with
-/// the sink's symmetric hash stored beside them. An entry lives from the connection's first segment until its
-/// shard says it let go of the connection and no segment routed to it since is still unprocessed; so every
-/// segment that one reassembler would give the same connection goes to the same shard, wherever the first went.
-/// Memory: one 72-byte slot per open connection, at most half the slots used.
+/// open-addressing table (linear probing, deletion by backward shift) keyed by the connection's endpoints. An entry
+/// lives from the connection's first segment until its shard says it let go of the connection and no segment routed
+/// to it since is still unprocessed; so every segment that one reassembler would give the same connection goes to
+/// the same shard, wherever the first went.
+/// Memory: one 64-byte slot per open connection, at most half the slots used.
 final class ConnectionRoutes {
+    /// One cache line, aligned to it: the probe of a packet's route reads one line. (With the hash stored beside
+    /// the key a slot was 72 bytes and every probe read two lines, each a likely miss: the reading thread's most
+    /// expensive load, issue 25.) The hash is worked out again where an entry moves, from the key.
     struct Slot {
-        var hash: UInt64
         var key: RouteKey
         /// The shard (−1: an empty slot).
         var shard: Int32
@@ -55,8 +57,13 @@ final class ConnectionRoutes {
     /// Entries per shard: an upper bound of the connections its reassembler holds (an entry goes only after its
     /// connection ended there), which placement keeps under the shard's cap.
     private let open: UnsafeMutablePointer<Int>
+    /// The hash `find` and `insert` are given for a key, worked out again when entries move (deletion, growth).
+    private let hashOf: (RouteKey) -> UInt64
 
-    init(shards: Int) {
+    /// `hash`: what callers pass to `find` and `insert` for a key (tests give keys colliding hashes).
+    init(shards: Int, hash: @escaping (RouteKey) -> UInt64 = { ConnectionRoutes.hash($0) }) {
+        precondition(MemoryLayout<Slot>.stride == 64, "a slot is one cache line")
+        hashOf = hash
         mask = 63
         shift = 58
         slots = Self.allocate(64)
@@ -69,14 +76,19 @@ final class ConnectionRoutes {
         open.deallocate()
     }
 
+    /// A route's hash: the same for both directions, as the key is.
+    @inline(__always)
+    static func hash(_ key: RouteKey) -> UInt64 { key.mixed }
+
     /// The entries on `shard`.
     @inline(__always)
     func openCount(_ shard: Int) -> Int { open[shard] }
 
     private static func allocate(_ count: Int) -> UnsafeMutablePointer<Slot> {
-        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
-        let empty = Slot(hash: 0, key: RouteKey(Endpoint(address: IPAddress(ipv4: 0), port: 0),
-                                                 Endpoint(address: IPAddress(ipv4: 0), port: 0)), shard: -1, last: 0)
+        let slots = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Slot>.stride, alignment: 64)
+            .bindMemory(to: Slot.self, capacity: count)
+        let empty = Slot(key: RouteKey(Endpoint(address: IPAddress(ipv4: 0), port: 0),
+                                       Endpoint(address: IPAddress(ipv4: 0), port: 0)), shard: -1, last: 0)
         slots.initialize(repeating: empty, count: count)
         return slots
     }
@@ -93,7 +105,7 @@ final class ConnectionRoutes {
         while true {
             let stored = slots + slot
             if stored.pointee.shard < 0 { return (slot, false) }
-            if stored.pointee.hash == hash && stored.pointee.key == key { return (slot, true) }
+            if stored.pointee.key == key { return (slot, true) }
             slot = (slot + 1) & mask
         }
     }
@@ -108,7 +120,7 @@ final class ConnectionRoutes {
     /// every entry moved).
     @discardableResult
     func insert(_ key: RouteKey, hash: UInt64, shard: Int, last: Int, at slot: Int) -> Int {
-        slots[slot] = Slot(hash: hash, key: key, shard: Int32(truncatingIfNeeded: shard), last: last)
+        slots[slot] = Slot(key: key, shard: Int32(truncatingIfNeeded: shard), last: last)
         count += 1
         open[shard] += 1
         if count * 2 > mask + 1 {
@@ -123,8 +135,8 @@ final class ConnectionRoutes {
     /// on its way to the shard (and opens a connection there, as it would in one reassembler): the entry stays
     /// until that connection ends too.
     func ended(_ route: EndedRoute, shard: Int) {
-        ended(RouteKey(route.client, route.server), hash: ShardedSegmentSink.hash(route.client, route.server),
-              shard: shard, position: route.position)
+        let key = RouteKey(route.client, route.server)
+        ended(key, hash: hashOf(key), shard: shard, position: route.position)
     }
 
     /// `ended(_:shard:)` with the key and hash worked out.
@@ -149,7 +161,7 @@ final class ConnectionRoutes {
         while true {
             next = (next + 1) & mask
             if slots[next].shard < 0 { break }
-            let want = home(slots[next].hash)
+            let want = home(hashOf(slots[next].key))
             let stays = hole <= next ? (hole < want && want <= next) : (hole < want || want <= next)
             if stays { continue }
             slots[hole] = slots[next]
@@ -164,7 +176,7 @@ final class ConnectionRoutes {
         mask = oldCount * 2 - 1
         shift -= 1
         for i in 0..<oldCount where old[i].shard >= 0 {
-            let (slot, _) = find(old[i].key, hash: old[i].hash)
+            let (slot, _) = find(old[i].key, hash: hashOf(old[i].key))
             slots[slot] = old[i]
         }
         old.deallocate()

@@ -91,7 +91,7 @@ final class ShardedSegmentSink: SegmentSink {
         let reused = recentSlot >= 0 && key == recentKey
         var slot = recentSlot, found = reused, hash: UInt64 = 0
         if !reused {
-            hash = Self.hash(segment.source, segment.destination)
+            hash = ConnectionRoutes.hash(key)
             (slot, found) = routes.find(key, hash: hash)
             recentKey = key
         }
@@ -209,15 +209,6 @@ final class ShardedSegmentSink: SegmentSink {
         }
     }
 
-    /// The same hash for both directions: the endpoints' hashes are combined symmetrically.
-    static func hash(_ a: Endpoint, _ b: Endpoint) -> UInt64 {
-        func mix(_ e: Endpoint) -> UInt64 {
-            var x = e.address.high &* 0x9E37_79B9_7F4A_7C15 ^ e.address.low &* 0xC2B2_AE3D_27D4_EB4F
-            x ^= UInt64(e.port) &* 0x1656_67B1_9E37_79F9
-            x ^= x >> 29
-            return x &* 0xBF58_476D_1CE4_E5B9
-        }
-        let h = mix(a) ^ mix(b)
-        return h ^ (h >> 32)
-    }
+    /// The route hash of a connection's endpoints: the same for both directions (`ConnectionRoutes.hash`).
+    static func hash(_ a: Endpoint, _ b: Endpoint) -> UInt64 { ConnectionRoutes.hash(RouteKey(a, b)) }
 }

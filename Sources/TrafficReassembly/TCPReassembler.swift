@@ -52,7 +52,7 @@ public final class TCPReassembler {
         }
 
         /// Every field mixed into one word (FlowTable spreads it further).
-        var mixed: UInt64 {
+        package var mixed: UInt64 {
             var x = low.1 &* 0x9E37_79B9_7F4A_7C15
             x ^= low.0 &* 0xC2B2_AE3D_27D4_EB4F
             x ^= high.1 &* 0x1656_67B1_9E37_79F9

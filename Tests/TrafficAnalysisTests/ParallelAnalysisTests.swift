@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 @testable import TrafficAnalysis
-import TrafficReassembly
+@testable import TrafficReassembly
 import TrafficTestSupport
 @testable import TrafficWire
 
@@ -160,11 +160,13 @@ enum ConcurrentConnectionsCapture {
     /// that collide on purpose (four values: long clusters that wrap around the table's end).
     @Test(arguments: [UInt64(4), 1 << 40])
     func agreesWithADictionary(hashes: UInt64) {
-        let routes = ConnectionRoutes(shards: 4)
-        var model: [UInt16: (shard: Int, last: Int)] = [:]
-        var random = SplitMix(state: 7)
         func key(_ port: UInt16) -> RouteKey { RouteKey(Self.endpoint(0x0A00_0001, port), Self.endpoint(0x0A00_0002, 80)) }
         func hash(_ port: UInt16) -> UInt64 { (UInt64(port) &* 0x9E37_79B9_7F4A_7C15) % hashes &* 0xD6E8_FEB8_6659_FD93 }
+        // The client (10.0.0.1) is the key's lower endpoint: its third word holds the port.
+        let routes = ConnectionRoutes(shards: 4) { hash(UInt16(truncatingIfNeeded: $0.low.2)) }
+        #expect(key(443).low.2 == 443)
+        var model: [UInt16: (shard: Int, last: Int)] = [:]
+        var random = SplitMix(state: 7)
         for step in 0..<20_000 {
             let port = UInt16(random.next() % 600)
             let (slot, found) = routes.find(key(port), hash: hash(port))

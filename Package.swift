@@ -211,8 +211,8 @@ let package = Package(
         .testTarget(
             name: "TrafficAnalysisTests",
             dependencies: [
-                "TrafficAggregation", "TrafficAnalysis", "TrafficConcurrency", "TrafficReassembly", "TrafficSessions",
-                "TrafficTestSupport",
+                "TrafficAggregation", "TrafficAnalysis", "TrafficCapture", "TrafficCodecs", "TrafficConcurrency",
+                "TrafficReassembly", "TrafficSessions", "TrafficTLS", "TrafficTestSupport", "TrafficWire",
             ]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture", "TrafficSessions"]),

@@ -14,8 +14,13 @@ import TrafficWire
 /// Without keys the paths stay hidden, but the server name and the byte costs do not (issue 9). The keyless
 /// parser counts the record layer either way, for `traffic connections` and the `tls` records.
 final class TLSConnectionTap: SessionStage {
-    private let parser: TLSConnectionParser
-    private let decryptor: TLSDecryptor?
+    /// Both go at `finish`: a closed connection lingers in the reassembler for late packets (ten seconds of capture
+    /// time), and thousands of closed TLS connections kept their parsers (hellos, handshake buffers) and decryptors
+    /// (two directions' record state, closures): 17 of the 66 MiB peak on the 256 MiB HTTPS bench (issue 25).
+    /// What `connectionEnded` and late packets need is kept in `ended`.
+    private var parser: TLSConnectionParser?
+    private var decryptor: TLSDecryptor?
+    private var ended: Ended?
     /// The HTTP stage under the decryptor, once it made one.
     private let info: TCPConnectionInfo
     private let builder: ReportBuilder
@@ -48,6 +53,17 @@ final class TLSConnectionTap: SessionStage {
         }
     }
 
+    /// A finished connection's TLS facts: the parser's summary and, with keys, the decryptor's outcome and counters.
+    private struct Ended {
+        var tls: TLSConnectionSummary
+        /// Nil without keys.
+        var outcome: TLSDecryptionOutcome?
+        var failedRecords = 0
+        var accounting = [TLSDecryptor.Accounting(), TLSDecryptor.Accounting()]
+        /// Per direction, the plaintext's end: where a late ACK or retransmission maps (`TLSDecryptor.packet`).
+        var plaintextEnd = [0, 0]
+    }
+
     /// The HTTP stage the decryptor made (at most one), and the TCP handshake to give it.
     private final class Child {
         var http: HTTPConnectionTap?
@@ -62,32 +78,59 @@ final class TLSConnectionTap: SessionStage {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
-        parser.receive(bytes, direction: direction, span: span)
+        parser?.receive(bytes, direction: direction, span: span)
         decryptor?.receive(bytes, direction: direction, span: span)
     }
 
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
-        parser.skip(byteCount, direction: direction, time: time)
+        parser?.skip(byteCount, direction: direction, time: time)
         decryptor?.skip(byteCount, direction: direction, time: time)
     }
 
-    func packet(_ event: TCPPacketEvent) { decryptor?.packet(event) }
+    func packet(_ event: TCPPacketEvent) {
+        if let decryptor {
+            decryptor.packet(event)
+        } else if let ended, ended.outcome != nil, let http = child.http {
+            // What the decryptor does once finished: positions past the end map to the end of the plaintext.
+            var mapped = event
+            let direction = event.kind == .ack ? event.direction.opposite : event.direction
+            mapped.streamOffset = Int64(ended.plaintextEnd[direction.rawValue])
+            http.packet(mapped)
+        }
+    }
 
     func finish(time: CaptureTime) {
-        if !parser.isFinished { parser.finish(time: time) }
-        if let decryptor, let http = child.http {
-            http.tlsBelow.segmentHeaderBytes = PerDirection(decryptor.pendingOverheadBytes(.clientToServer),
-                                                            decryptor.pendingOverheadBytes(.serverToClient))
+        guard let parser else { return }
+        parser.finish(time: time)
+        var ended = Ended(tls: parser.summary)
+        if let decryptor {
+            if let http = child.http {
+                http.tlsBelow.segmentHeaderBytes = PerDirection(decryptor.pendingOverheadBytes(.clientToServer),
+                                                                decryptor.pendingOverheadBytes(.serverToClient))
+            }
+            decryptor.finish(time: time)
+            ended.outcome = decryptor.outcome
+            ended.failedRecords = decryptor.failedRecordCount
+            for direction in Direction.allCases {
+                ended.accounting[direction.rawValue] = decryptor.accounting(direction)
+                ended.plaintextEnd[direction.rawValue] = decryptor.plaintextEnd(direction)
+            }
         }
-        decryptor?.finish(time: time)
+        self.ended = ended
+        self.parser = nil
+        decryptor = nil
     }
+
+    /// Finished, and holding only what `connectionEnded` and late packets need (tests).
+    var keepsOnlyItsEnd: Bool { ended != nil && parser == nil && decryptor == nil }
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
         finish(time: summary.end)
-        let tls = parser.summary
+        guard let ended else { preconditionFailure("a TLS connection ended unfinished (\(info.id))") }
+        let tls = ended.tls
         builder.summary.tlsConnections += 1
         if tls.selectedALPN == "h2" { builder.summary.tlsHTTP2Connections += 1 }
-        let outcome = decryptor?.outcome ?? .noKey
+        let outcome = ended.outcome ?? .noKey
         switch outcome {
         case .decrypted: builder.summary.tlsDecrypted += 1
         case .noKey: builder.summary.tlsNoKey += 1
@@ -95,16 +138,16 @@ final class TLSConnectionTap: SessionStage {
         case .unsupportedCipher: builder.summary.tlsUnsupportedCipher += 1
         }
         // A child is made when keys are found; it holds the connection only if a record verified with them.
-        if let decryptor, outcome == .decrypted, let http = child.http {
-            builder.summary.tlsFailedRecords += decryptor.failedRecordCount
+        if ended.outcome == .decrypted, let http = child.http {
+            builder.summary.tlsFailedRecords += ended.failedRecords
             builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
             for direction in Direction.allCases {
-                let accounting = decryptor.accounting(direction)
+                let accounting = ended.accounting[direction.rawValue]
                 http.tlsBelow.controlBytes[direction.rawValue] = accounting.controlBytes
                 http.tlsBelow.undecryptedBytes[direction.rawValue] = accounting.undecryptedBytes
                 builder.summary.tlsUndecryptedBytes += accounting.undecryptedBytes
             }
-            decryptor.connectionEnded(summary)
+            http.connectionEnded(summary)
             return
         }
         var unattributed = 0

@@ -102,6 +102,9 @@ public final class TLSDecryptor {
     /// the direction takes them, as a cleartext stage's trailing segments go.
     public func pendingOverheadBytes(_ direction: Direction) -> Int { sides[direction.rawValue].pendingOverhead }
 
+    /// The end of `direction`'s plaintext so far: where every ACK and retransmission maps once finished.
+    public func plaintextEnd(_ direction: Direction) -> Int { sides[direction.rawValue].plain }
+
     // MARK: Streams
 
     public func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {

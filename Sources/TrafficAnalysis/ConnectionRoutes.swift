@@ -57,13 +57,12 @@ final class ConnectionRoutes {
     /// Entries per shard: an upper bound of the connections its reassembler holds (an entry goes only after its
     /// connection ended there), which placement keeps under the shard's cap.
     private let open: UnsafeMutablePointer<Int>
-    /// The hash `find` and `insert` are given for a key, worked out again when entries move (deletion, growth).
-    private let hashOf: (RouteKey) -> UInt64
+    /// Tests only: a hash that makes keys collide on purpose (long clusters).
+    private let testHash: ((RouteKey) -> UInt64)?
 
-    /// `hash`: what callers pass to `find` and `insert` for a key (tests give keys colliding hashes).
-    init(shards: Int, hash: @escaping (RouteKey) -> UInt64 = { ConnectionRoutes.hash($0) }) {
+    init(shards: Int, testHash: ((RouteKey) -> UInt64)? = nil) {
         precondition(MemoryLayout<Slot>.stride == 64, "a slot is one cache line")
-        hashOf = hash
+        self.testHash = testHash
         mask = 63
         shift = 58
         slots = Self.allocate(64)
@@ -72,13 +71,14 @@ final class ConnectionRoutes {
     }
 
     deinit {
-        slots.deallocate()
+        UnsafeMutableRawPointer(slots).deallocate()
         open.deallocate()
     }
 
-    /// A route's hash: the same for both directions, as the key is.
+    /// A route's hash: the same for both directions, as the key is. Worked out where it is needed (not stored: the
+    /// slot stays one line).
     @inline(__always)
-    static func hash(_ key: RouteKey) -> UInt64 { key.mixed }
+    func hash(_ key: RouteKey) -> UInt64 { testHash?(key) ?? key.mixed }
 
     /// The entries on `shard`.
     @inline(__always)
@@ -100,8 +100,8 @@ final class ConnectionRoutes {
 
     /// The slot holding `key`, or the empty slot where it would go.
     @inline(__always)
-    func find(_ key: RouteKey, hash: UInt64) -> (slot: Int, found: Bool) {
-        var slot = home(hash)
+    func find(_ key: RouteKey) -> (slot: Int, found: Bool) {
+        var slot = home(hash(key))
         while true {
             let stored = slots + slot
             if stored.pointee.shard < 0 { return (slot, false) }
@@ -119,7 +119,7 @@ final class ConnectionRoutes {
     /// Adds `key` at `slot`, the empty slot `find` gave for it; returns its slot then (−1 when the table grew and
     /// every entry moved).
     @discardableResult
-    func insert(_ key: RouteKey, hash: UInt64, shard: Int, last: Int, at slot: Int) -> Int {
+    func insert(_ key: RouteKey, shard: Int, last: Int, at slot: Int) -> Int {
         slots[slot] = Slot(key: key, shard: Int32(truncatingIfNeeded: shard), last: last)
         count += 1
         open[shard] += 1
@@ -135,13 +135,12 @@ final class ConnectionRoutes {
     /// on its way to the shard (and opens a connection there, as it would in one reassembler): the entry stays
     /// until that connection ends too.
     func ended(_ route: EndedRoute, shard: Int) {
-        let key = RouteKey(route.client, route.server)
-        ended(key, hash: hashOf(key), shard: shard, position: route.position)
+        ended(RouteKey(route.client, route.server), shard: shard, position: route.position)
     }
 
-    /// `ended(_:shard:)` with the key and hash worked out.
-    func ended(_ key: RouteKey, hash: UInt64, shard: Int, position: Int) {
-        let (slot, found) = find(key, hash: hash)
+    /// `ended(_:shard:)` with the key worked out.
+    func ended(_ key: RouteKey, shard: Int, position: Int) {
+        let (slot, found) = find(key)
         guard found, slots[slot].shard == shard, slots[slot].last < position else { return }
         remove(at: slot)
     }
@@ -161,7 +160,7 @@ final class ConnectionRoutes {
         while true {
             next = (next + 1) & mask
             if slots[next].shard < 0 { break }
-            let want = home(hashOf(slots[next].key))
+            let want = home(hash(slots[next].key))
             let stays = hole <= next ? (hole < want && want <= next) : (hole < want || want <= next)
             if stays { continue }
             slots[hole] = slots[next]
@@ -176,9 +175,9 @@ final class ConnectionRoutes {
         mask = oldCount * 2 - 1
         shift -= 1
         for i in 0..<oldCount where old[i].shard >= 0 {
-            let (slot, _) = find(old[i].key, hash: hashOf(old[i].key))
+            let (slot, _) = find(old[i].key)
             slots[slot] = old[i]
         }
-        old.deallocate()
+        UnsafeMutableRawPointer(old).deallocate()
     }
 }

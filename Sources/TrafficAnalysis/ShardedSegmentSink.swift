@@ -89,10 +89,9 @@ final class ShardedSegmentSink: SegmentSink {
         // About half the packets of the API bench follow one of the same connection: its slot is used again
         // without the hash and the probe (until an entry moves: `routesEnded`, or a new one grows the table).
         let reused = recentSlot >= 0 && key == recentKey
-        var slot = recentSlot, found = reused, hash: UInt64 = 0
+        var slot = recentSlot, found = reused
         if !reused {
-            hash = ConnectionRoutes.hash(key)
-            (slot, found) = routes.find(key, hash: hash)
+            (slot, found) = routes.find(key)
             recentKey = key
         }
         let shard = found ? routes.shard(at: slot) : place()
@@ -102,7 +101,7 @@ final class ShardedSegmentSink: SegmentSink {
             routes.setLast(2 &* n, at: slot)
             recentSlot = slot
         } else {
-            recentSlot = routes.insert(key, hash: hash, shard: shard, last: 2 &* n, at: slot)
+            recentSlot = routes.insert(key, shard: shard, last: 2 &* n, at: slot)
         }
         if shard == 0 {
             localNotices.position = 2 &* n
@@ -208,7 +207,4 @@ final class ShardedSegmentSink: SegmentSink {
             for i in $0.indices { $0[i] += $1[i] }
         }
     }
-
-    /// The route hash of a connection's endpoints: the same for both directions (`ConnectionRoutes.hash`).
-    static func hash(_ a: Endpoint, _ b: Endpoint) -> UInt64 { ConnectionRoutes.hash(RouteKey(a, b)) }
 }

@@ -59,9 +59,12 @@ final class TLSConnectionTap: SessionStage {
         /// Nil without keys.
         var outcome: TLSDecryptionOutcome?
         var failedRecords = 0
-        var accounting = [TLSDecryptor.Accounting(), TLSDecryptor.Accounting()]
-        /// Per direction, the plaintext's end: where a late ACK or retransmission maps (`TLSDecryptor.packet`).
-        var plaintextEnd = [0, 0]
+        /// Per direction (inline, not arrays: thousands of these linger): the decryptor's accounting that
+        /// `connectionEnded` reads, and the plaintext's end, where a late ACK or retransmission maps
+        /// (`TLSDecryptor.packet`).
+        var controlBytes = PerDirection()
+        var undecryptedBytes = PerDirection()
+        var plaintextEnd = PerDirection()
     }
 
     /// The HTTP stage the decryptor made (at most one), and the TCP handshake to give it.
@@ -90,7 +93,7 @@ final class TLSConnectionTap: SessionStage {
     func packet(_ event: TCPPacketEvent) {
         if let decryptor {
             decryptor.packet(event)
-        } else if let ended, ended.outcome != nil, let http = child.http {
+        } else if let ended, let http = child.http {
             // What the decryptor does once finished: positions past the end map to the end of the plaintext.
             var mapped = event
             let direction = event.kind == .ack ? event.direction.opposite : event.direction
@@ -112,8 +115,10 @@ final class TLSConnectionTap: SessionStage {
             ended.outcome = decryptor.outcome
             ended.failedRecords = decryptor.failedRecordCount
             for direction in Direction.allCases {
-                ended.accounting[direction.rawValue] = decryptor.accounting(direction)
-                ended.plaintextEnd[direction.rawValue] = decryptor.plaintextEnd(direction)
+                let d = direction.rawValue, accounting = decryptor.accounting(direction)
+                ended.controlBytes[d] = accounting.controlBytes
+                ended.undecryptedBytes[d] = accounting.undecryptedBytes
+                ended.plaintextEnd[d] = decryptor.plaintextEnd(direction)
             }
         }
         self.ended = ended
@@ -141,12 +146,9 @@ final class TLSConnectionTap: SessionStage {
         if ended.outcome == .decrypted, let http = child.http {
             builder.summary.tlsFailedRecords += ended.failedRecords
             builder.summary.missingBytes += tls.clientToServer.missingBytes + tls.serverToClient.missingBytes
-            for direction in Direction.allCases {
-                let accounting = ended.accounting[direction.rawValue]
-                http.tlsBelow.controlBytes[direction.rawValue] = accounting.controlBytes
-                http.tlsBelow.undecryptedBytes[direction.rawValue] = accounting.undecryptedBytes
-                builder.summary.tlsUndecryptedBytes += accounting.undecryptedBytes
-            }
+            http.tlsBelow.controlBytes = ended.controlBytes
+            http.tlsBelow.undecryptedBytes = ended.undecryptedBytes
+            builder.summary.tlsUndecryptedBytes += ended.undecryptedBytes[0] + ended.undecryptedBytes[1]
             http.connectionEnded(summary)
             return
         }

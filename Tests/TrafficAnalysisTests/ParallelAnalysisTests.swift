@@ -169,7 +169,7 @@ enum ConcurrentConnectionsCapture {
         var random = SplitMix(state: 7)
         for step in 0..<20_000 {
             let port = UInt16(random.next() % 600)
-            let (slot, found) = routes.find(key(port), hash: hash(port))
+            let (slot, found) = routes.find(key(port))
             #expect(found == (model[port] != nil), "step \(step)")
             if found {
                 #expect(routes.shard(at: slot) == model[port]!.shard)
@@ -179,12 +179,12 @@ enum ConcurrentConnectionsCapture {
                     let entry = model[port]!
                     switch random.next() % 3 {
                     case 0:
-                        routes.ended(key(port), hash: hash(port), shard: entry.shard, position: entry.last + 1)
+                        routes.ended(key(port), shard: entry.shard, position: entry.last + 1)
                         model[port] = nil
                     case 1:
-                        routes.ended(key(port), hash: hash(port), shard: entry.shard, position: entry.last)
+                        routes.ended(key(port), shard: entry.shard, position: entry.last)
                     default:
-                        routes.ended(key(port), hash: hash(port), shard: entry.shard + 1, position: entry.last + 1)
+                        routes.ended(key(port), shard: entry.shard + 1, position: entry.last + 1)
                     }
                 } else {
                     routes.setLast(2 * step, at: slot)
@@ -192,7 +192,7 @@ enum ConcurrentConnectionsCapture {
                 }
             } else {
                 let shard = Int(random.next() % 3)
-                routes.insert(key(port), hash: hash(port), shard: shard, last: 2 * step, at: slot)
+                routes.insert(key(port), shard: shard, last: 2 * step, at: slot)
                 model[port] = (shard, 2 * step)
             }
             #expect(routes.count == model.count)
@@ -208,15 +208,14 @@ enum ConcurrentConnectionsCapture {
         }
     }
 
-    /// Both directions of a connection are one key, and a notice finds the entry by the sink's own hash.
+    /// Both directions of a connection are one key with one hash, and a notice finds the entry by it.
     @Test func bothDirectionsAreOneRoute() {
         let client = Self.endpoint(0xC0A8_0001, 51_000), server = Self.endpoint(0x0A00_0001, 443)
         #expect(RouteKey(client, server) == RouteKey(server, client))
-        #expect(ShardedSegmentSink.hash(client, server) == ShardedSegmentSink.hash(server, client))
         let routes = ConnectionRoutes(shards: 4)
-        let key = RouteKey(server, client), hash = ShardedSegmentSink.hash(server, client)
-        let (slot, _) = routes.find(key, hash: hash)
-        routes.insert(key, hash: hash, shard: 1, last: 10, at: slot)
+        #expect(routes.hash(RouteKey(client, server)) == routes.hash(RouteKey(server, client)))
+        let (slot, _) = routes.find(RouteKey(server, client))
+        routes.insert(RouteKey(server, client), shard: 1, last: 10, at: slot)
         routes.ended(EndedRoute(client: client, server: server, position: 10), shard: 1)
         #expect(routes.count == 1, "a notice at the flow's own last segment: the entry stays")
         routes.ended(EndedRoute(client: client, server: server, position: 11), shard: 1)

@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "TrafficTLS",
             dependencies: [
-                "TrafficSessions",
+                "TrafficSessions", "TrafficConcurrency",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -5,6 +5,7 @@ import Testing
 @testable import TrafficReassembly
 import TrafficTestSupport
 @testable import TrafficWire
+import TrafficCapture
 
 /// The sharded path in-process, so that `make test-sanitize` runs it under ThreadSanitizer: worker threads,
 /// batch queues and the merge give the same report as one thread.
@@ -96,6 +97,62 @@ import TrafficTestSupport
         #expect(one.summary.unpairedRequests == 0 && one.summary.unpairedResponses == 0)
         #expect(one.groups.map(\.totals.request.bytes).reduce(0, +) == 44 * connections)
         #expect(one.groups.map(\.totals.response.bytes).reduce(0, +) == 40 * connections)
+    }
+
+    /// Every shard at its cap: a new connection goes to the shard least over it, the reading thread's (its
+    /// reassembler evicts at once, so it is never over; a worker's ends reach the routes only with its batches),
+    /// and that reassembler evicts its least recently active connection, as one reassembler would have.
+    /// Six connections' SYNs, 1 ms apart, on three shards with a cap of one each, placed in turn: A→0, B→1, C→2,
+    /// then D, E and F on shard 0, each evicting the one before it (A, D, E); B, C and F end at the finish.
+    @Test func connectionsOverEveryCapGoToTheShardLeastOverIt() {
+        final class Log: @unchecked Sendable {
+            let lock = NSLock()
+            var lines: [String] = []
+            func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        }
+        let log = Log()
+        var limits = TCPReassemblyLimits()
+        limits.maxConnections = 1
+        let sink = ShardedSegmentSink(shards: 3, placement: .inTurn, connectionCaps: [1, 1, 1]) { shard, routeEnded in
+            TCPReassembler(
+                limits: limits,
+                makeHandler: { info in
+                    log.add("\(shard) made \(info.client.port)")
+                    return nil
+                },
+                connectionEnded: { summary in
+                    routeEnded(summary.info)
+                    log.add("\(shard) ended \(summary.info.client.port)\(summary.evicted ? " evicted" : "")")
+                })
+        }
+        let server = Endpoint(address: IPAddress(ipv4: 0x0A00_0002), port: 80)
+        let names: [UInt16: String] = [40_000: "A", 40_001: "B", 40_002: "C", 40_003: "D", 40_004: "E", 40_005: "F"]
+        for (index, port) in names.keys.sorted().enumerated() {
+            let client = Endpoint(address: IPAddress(ipv4: 0x0A00_0001), port: port)
+            let segment = TCPSegment(
+                source: client, destination: server, sequenceNumber: 1_000, acknowledgmentNumber: 0, flags: .syn,
+                payloadLength: 0, payload: UnsafeRawBufferPointer(start: nil, count: 0), frameBytes: 54)
+            sink.process(segment, time: CaptureTime(nanoseconds: Int64(index + 1) * 1_000_000), packetIndex: index)
+        }
+        sink.finish()
+        func named(_ line: String) -> String {
+            var words = line.split(separator: " ").map(String.init)
+            words[2] = names[UInt16(words[2])!]!
+            return words.joined(separator: " ")
+        }
+        let lines = log.lines.map(named)
+        #expect(lines.filter { $0.contains("made") }.sorted() == [
+            "0 made A", "0 made D", "0 made E", "0 made F", "1 made B", "2 made C",
+        ])
+        // Shard 0's own order: each new connection evicts the one before it.
+        #expect(lines.filter { $0.hasPrefix("0 ") } == [
+            "0 made A", "0 made D", "0 ended A evicted", "0 made E", "0 ended D evicted", "0 made F",
+            "0 ended E evicted", "0 ended F",
+        ])
+        #expect(lines.filter { $0.hasPrefix("1 ") || $0.hasPrefix("2 ") }.sorted() == [
+            "1 ended B", "1 made B", "2 ended C", "2 made C",
+        ])
+        #expect(sink.anomalies[TCPAnomaly.connectionEvicted.rawValue] == 3)
     }
 }
 

@@ -24,6 +24,8 @@ public enum TrafficAnalyzer {
         var warnings: [AnalysisWarning] = []
         var analysisOptions = options.analysis
         analysisOptions.keepConnections = false
+        // Frames without new stream bytes matter only to packet-overhead attribution (SessionRecords' ledger).
+        analysisOptions.reassemblyLimits.packetEvents = options.overhead.contains(.packets)
         // Grouping by connection needs the final numbers while grouping: that stays on one thread.
         let jobs = options.groupBy.contains(.connection) ? 1 : max(1, options.jobs)
         let decryption = try decryptionContexts(paths: paths, keyLogPaths: options.analysis.keyLogPaths, warnings: &warnings)

@@ -159,7 +159,7 @@ final class TCPConnection {
                 // Repeated payload costs wire bytes too: a partly old segment reports its old part, a
                 // control frame its old payload (whole old data frames are reported below).
                 let old = segment.payloadLength - fresh
-                if old > 0, fresh > 0 || control != .none {
+                if old > 0, fresh > 0 || control != .none, limits.packetEvents {
                     handler?.packet(TCPPacketEvent(
                         kind: .retransmission, direction: direction, frameBytes: old, streamOffset: offset, time: time))
                 }
@@ -186,9 +186,11 @@ final class TCPConnection {
                         $0.retransmissionPackets += segment.frameCount
                         $0.retransmissionFrameBytes += segment.frameBytes
                     }
-                    handler?.packet(TCPPacketEvent(
-                        kind: .retransmission, direction: direction, frameBytes: segment.frameBytes,
-                        streamOffset: offset, time: time))
+                    if limits.packetEvents {
+                        handler?.packet(TCPPacketEvent(
+                            kind: .retransmission, direction: direction, frameBytes: segment.frameBytes,
+                            streamOffset: offset, time: time))
+                    }
                 }
             }
         } else {
@@ -363,7 +365,7 @@ final class TCPConnection {
 
     /// Tells the handler about a pure ACK, with the position it acknowledges in the other direction.
     private func report(_ kind: TCPPacketEvent.Kind, direction: Direction, segment: TCPSegment, time: CaptureTime) {
-        guard handler != nil else { return }
+        guard handler != nil, limits.packetEvents else { return }
         let other = direction.opposite
         let acknowledged = stream(other, \.started) && segment.flags.contains(.ack)
             ? streamOffset(of: segment.acknowledgmentNumber, other) : 0

@@ -26,5 +26,13 @@ public struct TCPReassemblyLimits: Sendable {
     public var lateSegmentWindowPackets = 64
     public var lateSegmentWindowTime = CaptureTime(nanoseconds: 1_000_000_000)
 
+    /// Whether handlers hear of frames that bring no new stream bytes (pure ACKs, whole retransmissions, the old
+    /// part of a partly repeated segment: `TCPStreamHandler.packet`). Only packet-overhead attribution reads them;
+    /// the analyzer turns them off without it. Each one walked the connection's chain of stage objects (session,
+    /// stage, tap, its records: a cache miss each, on captures of thousands of interleaved connections) to do
+    /// nothing, and they are ~40 % of an API-dense capture's packets. The counters (`TCPDirectionStats`) are
+    /// kept either way.
+    public var packetEvents = true
+
     public init() {}
 }

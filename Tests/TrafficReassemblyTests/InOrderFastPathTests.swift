@@ -121,10 +121,11 @@ import TrafficWire
         return result
     }
 
-    static func run(_ segments: [Segment], fastPath: Bool) -> [String] {
+    static func run(_ segments: [Segment], fastPath: Bool, packetEvents: Bool = true) -> [String] {
         let log = Log()
         var limits = TCPReassemblyLimits()
         limits.lateSegmentWindowPackets = 6
+        limits.packetEvents = packetEvents
         let reassembler = TCPReassembler(limits: limits, makeHandler: { _ in log }) { _ in }
         reassembler.inOrderFastPath = fastPath
         for segment in segments {
@@ -178,5 +179,25 @@ import TrafficWire
             #expect(fast == general, "round \(round)")
             if fast != general { break }
         }
+    }
+
+    /// Without packet events (no packet-overhead attribution) the handler hears everything else exactly as with them,
+    /// on both paths: the same bytes, skips, handshake, end and counters, only no pure ACKs and retransmissions.
+    @Test func withoutPacketEventsOnlyThoseAreMissing() {
+        var rng = SplitMix(state: 0x5EED_0025)
+        var events = 0
+        rounds: for round in 0..<300 {
+            let segments = Self.conversation(&rng)
+            let with = Self.run(segments, fastPath: true)
+            events += with.filter { $0.hasPrefix("packet ") }.count
+            for fastPath in [true, false] {
+                let without = Self.run(segments, fastPath: fastPath, packetEvents: false)
+                let expected = with.filter { !$0.hasPrefix("packet ") }
+                #expect(without == expected, "round \(round) fast path \(fastPath)")
+                if without != expected { break rounds }
+            }
+        }
+        // Both kinds happened: the comparison above removed something.
+        #expect(events > 1000)
     }
 }

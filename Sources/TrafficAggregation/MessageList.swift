@@ -1,4 +1,4 @@
-import Synchronization
+import TrafficConcurrency
 import TrafficCapture
 
 import TrafficSessions

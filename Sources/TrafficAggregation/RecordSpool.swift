@@ -1,4 +1,4 @@
-import Synchronization
+import TrafficConcurrency
 
 #if canImport(Glibc)
 import Glibc
@@ -71,5 +71,5 @@ package final class RecordSpool: @unchecked Sendable {
 
     /// The error of the last failed read, if any.
     package var lastReadError: String? { lastReadErrorValue.withLock { $0 } }
-    private let lastReadErrorValue = Mutex<String?>(nil)
+    private let lastReadErrorValue = LockedValue<String?>(nil)
 }

@@ -1,4 +1,3 @@
-import Synchronization
 import TrafficConcurrency
 
 /// The report's groups in report order (total bytes descending, then keys). A report with more groups

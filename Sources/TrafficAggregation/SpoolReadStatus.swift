@@ -1,8 +1,8 @@
-import Synchronization
+import TrafficConcurrency
 
 /// Shared by the readers of one list of runs (it may be read on another thread than the caller's).
 package final class SpoolReadStatus: Sendable {
-    package let failure = Mutex<String?>(nil)
+    package let failure = LockedValue<String?>(nil)
 
     package init() {}
 

@@ -9,7 +9,6 @@ import TrafficSessions
 import TrafficTLS
 import TrafficWire
 import TrafficConcurrency
-import Synchronization
 
 /// Runs the whole pipeline over captures: capture → packets → TCP streams → HTTP records → report.
 public enum TrafficAnalyzer {
@@ -140,7 +139,7 @@ public enum TrafficAnalyzer {
         decryption: [TLSDecryptionContext?], capturePaths: [String], progress: ((Int, Int64, Int64?) -> Void)?
     ) throws(CaptureError) -> [(builder: ReportBuilder, analysis: CaptureAnalysis)] {
         let work = ConcurrentCaptures(count: paths.count)
-        let progressLock = Mutex(())
+        let progressLock = LockedValue(())
         var threads: [WorkerThread] = []
         for _ in 0..<concurrent {
             let thread = WorkerThread {

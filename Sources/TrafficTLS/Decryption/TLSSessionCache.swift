@@ -8,12 +8,8 @@ import TrafficConcurrency
 /// A connection can only resume a session that an earlier connection established, and captures are read in
 /// order; with several jobs the two connections may be on different threads, so a resumption that follows
 /// its session by less than a shard's queue may not find it (it is then reported `no_key`).
-///
-/// A pthread lock guards the table, not `Synchronization.Mutex`: ThreadSanitizer does not see `Mutex`'s futex and
-/// reported every store of a multi-job HTTPS run as a race (the reason `ShardRecordNumbering` moved too).
-public final class TLSSessionCache: @unchecked Sendable {
-    private let lock = ThreadCondition()
-    private var sessions: [[UInt8]: [UInt8]] = [:]
+public final class TLSSessionCache: Sendable {
+    private let sessions = LockedValue<[[UInt8]: [UInt8]]>([:])
     /// Entries kept at most (a long capture of many sessions must not grow without bound).
     static let capacity = 65_536
 
@@ -22,17 +18,15 @@ public final class TLSSessionCache: @unchecked Sendable {
     /// Remembers the master secret of a session known by `key` (a session ID or a ticket, tagged).
     func store(_ key: [UInt8], masterSecret: [UInt8]) {
         guard !key.isEmpty else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if sessions.count >= Self.capacity { sessions.removeAll(keepingCapacity: true) }
-        sessions[key] = masterSecret
+        sessions.withLock { table in
+            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = masterSecret
+        }
     }
 
     func masterSecret(_ key: [UInt8]) -> [UInt8]? {
         guard !key.isEmpty else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        return sessions[key]
+        return sessions.withLock { $0[key] }
     }
 
     static func sessionIDKey(_ id: [UInt8]) -> [UInt8] { id.isEmpty ? [] : [0] + id }

@@ -159,7 +159,8 @@ final class ShardedSegmentSink: SegmentSink {
     private func hasRoom(_ shard: Int) -> Bool { routes.openCount(shard) < connectionCaps[shard] }
 
     /// Every shard at its cap (more connections open than one reassembler would hold): the one least over it,
-    /// which evicts as one reassembler would have.
+    /// which evicts as one reassembler would have. In practice the reading thread's shard: its reassembler evicts at
+    /// once, so it is never over, and ties go to the first (a worker's ends reach the routes only with its batches).
     private func leastOver() -> Int {
         (0...workers.count).min { routes.openCount($0) - connectionCaps[$0] < routes.openCount($1) - connectionCaps[$1] }!
     }

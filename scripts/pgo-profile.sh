@@ -32,13 +32,35 @@ PROFDATA=$TOOLCHAIN/bin/llvm-profdata
 [ -x "$PROFDATA" ] || { log "pgo-profile: no llvm-profdata at $PROFDATA"; exit 1; }
 
 log "Building traffic instrumented (release, $SCRATCH)"
-(cd "$ROOT" && TRAFFIC_PGO=0 $SWIFT build -c release --static-swift-stdlib --product traffic --scratch-path "$SCRATCH" \
-    -Xswiftc -Xfrontend -Xswiftc "-ir-profile-generate=$WORK" \
-    -Xlinker "$RUNTIME" -Xlinker -u__llvm_profile_runtime >&2)
+build_instrumented() {
+    (cd "$ROOT" && TRAFFIC_PGO=0 $SWIFT build -c release --static-swift-stdlib --product traffic --scratch-path "$SCRATCH" \
+        -Xswiftc -Xfrontend -Xswiftc "-ir-profile-generate=$WORK" \
+        -Xlinker "$RUNTIME" -Xlinker -u__llvm_profile_runtime >&2)
+}
+# An incremental build can fail on its own stale modules. Seen after a build was cut short just after a new
+# file (LockedValue.swift) joined TrafficConcurrency: its module was taken as up to date without the file, and
+# every importer failed with "cannot find 'LockedValue' in scope". Once, the engine's build folders and modules
+# go (not the dependencies': BoringSSL alone takes minutes) and the build runs again.
+forget_engine() {
+    rm -rf "$1/$(uname -m)-unknown-linux-gnu/release/"Traffic*.build "$1/$(uname -m)-unknown-linux-gnu/release/Modules/"Traffic*
+}
+if ! build_instrumented; then
+    log "pgo-profile: the instrumented build failed; building the engine's targets again"
+    forget_engine "$SCRATCH"
+    build_instrumented
+fi
 TRAFFIC=$SCRATCH/release/traffic
 
 log "Building the capture generator"
-$SWIFT build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$ROOT/.build-bench" --product traffic-bench-gen >&2
+build_generator() {
+    $SWIFT build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$ROOT/.build-bench" --product traffic-bench-gen >&2
+}
+if ! build_generator; then
+    # The same in the benchmarks' folder, which compiles the engine's targets too.
+    log "pgo-profile: the generator's build failed; building the engine's targets in .build-bench again"
+    forget_engine "$ROOT/.build-bench"
+    build_generator
+fi
 GEN=$ROOT/.build-bench/release/traffic-bench-gen
 
 for variant in http api tls h2 quic; do

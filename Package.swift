@@ -212,7 +212,7 @@ let package = Package(
             name: "TrafficAnalysisTests",
             dependencies: [
                 "TrafficAggregation", "TrafficAnalysis", "TrafficCapture", "TrafficCodecs", "TrafficConcurrency",
-                "TrafficReassembly", "TrafficSessions", "TrafficTLS", "TrafficTestSupport", "TrafficWire",
+                "TrafficHTTP2", "TrafficReassembly", "TrafficSessions", "TrafficTLS", "TrafficTestSupport", "TrafficWire",
             ]),
         .testTarget(name: "TrafficCheckTests", dependencies: ["TrafficCheck", "TrafficAggregation"]),
         .testTarget(name: "TrafficOutputTests", dependencies: ["TrafficOutput", "TrafficAggregation", "TrafficCapture", "TrafficSessions"]),

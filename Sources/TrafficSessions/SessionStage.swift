@@ -10,12 +10,18 @@ public protocol SessionStage: StreamAnalyzer {
     func connectionEnded(_ summary: TCPConnectionSummary)
     /// The connection's TCP handshake, SYN to the ACK completing it (see `TCPStreamHandler`).
     func handshakeCompleted(syn: CaptureTime, ack: CaptureTime)
+    /// Called once, right after `finish`: a smaller stage that takes this one's place until `connectionEnded`, or
+    /// nil to stay. A closed connection lingers in the reassembler for late packets (`closedLinger`, thousands of
+    /// connections at a time on API traffic); the stand-in keeps only what those packets and the connection's end
+    /// still need, so that the stage, its records and what they hold are freed at once (issue 25's memory goal).
+    func lingeringStage() -> (any SessionStage)?
 }
 
 extension SessionStage {
     public func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) {}
     public func packet(_ event: TCPPacketEvent) {}
     public func connectionEnded(_ summary: TCPConnectionSummary) {}
+    public func lingeringStage() -> (any SessionStage)? { nil }
 }
 
 /// Owns a stage so that a session can call it through an `Unmanaged` reference (an existential cannot be

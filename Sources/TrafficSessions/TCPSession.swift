@@ -129,7 +129,14 @@ public final class TCPSession: TCPStreamHandler {
             }
             decide(stage)
         }
-        chosen?._withUnsafeGuaranteedRef { $0.stage.finish(time: time) }
+        guard let chosen else { return }
+        chosen._withUnsafeGuaranteedRef { $0.stage.finish(time: time) }
+        // The stage's stand-in while the connection lingers (finish is called once: the reassembler's
+        // `finishStreams` is idempotent).
+        if let stage = chosen._withUnsafeGuaranteedRef({ $0.stage.lingeringStage() }) {
+            self.chosen = Unmanaged.passRetained(SessionStageBox(stage))
+            chosen.release()
+        }
     }
 
     public func connectionEnded(_ summary: TCPConnectionSummary) {

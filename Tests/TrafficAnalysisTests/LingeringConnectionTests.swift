@@ -8,10 +8,12 @@ import TrafficTLS
 import TrafficWire
 import TrafficCapture
 import TrafficCodecs
+import TrafficHTTP2
 
 /// A closed connection lingers in the reassembler for late packets (ten seconds of capture time): a TLS one keeps
 /// only its end (the TLS summary, the decryption outcome and counters), not its parser and decryptor (issue 25's
-/// memory goal; 17 of 66 MiB on the HTTPS bench), and still reports the same when it ends.
+/// memory goal; 17 of 66 MiB on the HTTPS bench), and still reports the same when it ends. A cleartext one without
+/// `--overhead` keeps a `FinishedHTTPConnection` instead of its tap and records.
 @Suite struct LingeringConnectionTests {
     /// Reads every packet but never finishes: the connections that closed are still in the reassembler.
     final class HoldingSink: SegmentSink {
@@ -98,5 +100,92 @@ import TrafficCodecs
         #expect(now["GET"]?.request.packetOverheadBytes == was["GET"]?.request.packetOverheadBytes)
         #expect(after.totals.response == before.totals.response)
         #expect(after.summary.unattributedFrameBytes == before.summary.unattributedFrameBytes)
+    }
+
+    // MARK: Cleartext HTTP taps
+
+    /// The tap as it was before it could stand down: forwards everything, and `lingeringStage` stays nil.
+    final class Whole: SessionStage {
+        let tap: HTTPConnectionTap
+        init(_ tap: HTTPConnectionTap) { self.tap = tap }
+        func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {
+            tap.receive(bytes, direction: direction, span: span)
+        }
+        func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {
+            tap.skip(byteCount, direction: direction, time: time)
+        }
+        func finish(time: CaptureTime) { tap.finish(time: time) }
+        func packet(_ event: TCPPacketEvent) { tap.packet(event) }
+        func connectionEnded(_ summary: TCPConnectionSummary) { tap.connectionEnded(summary) }
+        func handshakeCompleted(syn: CaptureTime, ack: CaptureTime) { tap.handshakeCompleted(syn: syn, ack: ack) }
+    }
+
+    final class MadeTaps {
+        struct Weak { weak var tap: HTTPConnectionTap? }
+        var taps: [Weak] = []
+    }
+
+    /// Reads a sample through the analyzer's cleartext stages (HTTP/2 by its preface, else HTTP/1; no TLS stage, so
+    /// a TLS connection is one that makes no record) with default options. `standDown` false wraps every tap in
+    /// `Whole`. Returns how many taps were freed while their connections lingered, and the report.
+    static func runCleartext(_ sample: String, standDown: Bool) throws
+        -> (taps: Int, freedWhileLingering: Int, lingering: Int, report: TrafficReport)
+    {
+        let path = AccountingInvariantTests.root.appendingPathComponent("samples/\(sample).pcap").path
+        let options = ReportOptions()
+        let builder = ReportBuilder(options: options, capturePaths: [path])
+        let scratch = DecodingScratch()
+        let limits = TrafficAnalyzer.httpLimits(options)
+        let pool = HTTPParserPool(scratch: scratch, limits: limits)
+        let made = MadeTaps()
+        func make(_ info: TCPConnectionInfo, _ start: HTTPConnectionTap.Start) -> any SessionStage {
+            let tap = HTTPConnectionTap(
+                info: info, capture: 0, scratch: scratch, builder: builder, overhead: options.overhead, limits: limits,
+                pool: pool, start: start)
+            made.taps.append(MadeTaps.Weak(tap: tap))
+            return standDown ? tap : Whole(tap)
+        }
+        let stages = TCPSession.Stages(
+            [(HTTP2ConnectionParser.detector, { make($0, .http2) })], fallback: { make($0, .http1) })
+        let reassembler = TCPReassembler(
+            makeHandler: { TCPSession(info: $0, stages: stages) }, connectionEnded: { _ in })
+        _ = try CaptureAnalysis.read(path: path, options: AnalysisOptions(), into: HoldingSink(reassembler), progress: nil)
+        let lingering = reassembler.openConnections
+        let freed = made.taps.filter { $0.tap == nil }.count
+        reassembler.finish()
+        let report = builder.build(
+            captures: [CaptureSummary(path: path, linkType: "EN10MB")], anomalies: [:], warnings: [])
+        return (made.taps.count, freed, lingering, report)
+    }
+
+    /// Every connection of these samples closes with FIN both ways before the capture ends: each tap is freed while
+    /// its connection still lingers, and the report (summary, groups) is the one the taps kept whole give. Among
+    /// them: HTTP/1 keep-alive, pipelining, `100 Continue` and a close-delimited body, a segment captured after the
+    /// ACK that covers it, HTTP/2 by prior knowledge and after an h2c upgrade, and TLS (no record: all frames
+    /// non-HTTP).
+    @Test(arguments: [
+        "http-basic", "http-pipelined", "http-encodings", "http-netns", "http-segments-late", "http2-h2c-prior",
+        "http2-h2c-upgrade", "https-v13-aes128gcm",
+    ])
+    func closedCleartextConnectionsKeepOnlyTheirEnd(sample: String) throws {
+        let slim = try Self.runCleartext(sample, standDown: true)
+        let whole = try Self.runCleartext(sample, standDown: false)
+        #expect(slim.taps > 0)
+        #expect(slim.lingering == slim.taps)
+        #expect(slim.freedWhileLingering == slim.taps)
+        #expect(whole.freedWhileLingering == 0)
+        #expect(slim.report.summary == whole.report.summary)
+        #expect(slim.report.totals == whole.report.totals)
+        let groups = { (report: TrafficReport) in report.groups.map { ($0.keys, $0.totals) } }
+        #expect(groups(slim.report).map(\.0) == groups(whole.report).map(\.0))
+        #expect(groups(slim.report).map(\.1) == groups(whole.report).map(\.1))
+        // What the stand-in counts at the end is there to count.
+        #expect(slim.report.summary.unattributedFrameBytes + slim.report.summary.nonHTTPFrameBytes > 0)
+        if sample.hasPrefix("https") {
+            #expect(slim.report.summary.nonHTTPFrameBytes > 0)
+            #expect(slim.report.summary.unattributedFrameBytes == 0)
+        } else {
+            #expect(slim.report.summary.unattributedFrameBytes > 0)
+        }
     }
 }

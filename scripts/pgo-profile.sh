@@ -37,9 +37,9 @@ build_instrumented() {
         -Xswiftc -Xfrontend -Xswiftc "-ir-profile-generate=$WORK" \
         -Xlinker "$RUNTIME" -Xlinker -u__llvm_profile_runtime >&2)
 }
-# An incremental build can fail on its own stale modules. Seen after a build was cut short just after a new
-# file (LockedValue.swift) joined TrafficConcurrency: its module was taken as up to date without the file, and
-# every importer failed with "cannot find 'LockedValue' in scope". Once, the engine's build folders and modules
+# An incremental build can fail on its own stale modules. Seen: TrafficConcurrency taken as up to date without a
+# newer file of it (LockedValue.swift listed in its output map, never compiled; probably a build cut short), and
+# every importer failing with "cannot find 'LockedValue' in scope". Once, the engine's build folders and modules
 # go (not the dependencies': BoringSSL alone takes minutes) and the build runs again.
 forget_engine() {
     rm -rf "$1/$(uname -m)-unknown-linux-gnu/release/"Traffic*.build "$1/$(uname -m)-unknown-linux-gnu/release/Modules/"Traffic*

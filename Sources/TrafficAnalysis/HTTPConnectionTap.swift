@@ -291,12 +291,11 @@ final class HTTPConnectionTap: SessionStage {
 
     func connectionEnded(_ summary: TCPConnectionSummary) {
         finish(time: summary.end)
-        guard records.count > 0 else {
-            HTTPConnectionEnd.countWithoutRecords(summary, into: builder)
-            return
+        var lost = 0
+        if records.count > 0 {
+            if decrypted { records.tlsHandshakeBytes = tlsBelow.controlBytes }
+            lost = records.connectionEnded(summary)
         }
-        if decrypted { records.tlsHandshakeBytes = tlsBelow.controlBytes }
-        let lost = records.connectionEnded(summary)
         end.count(summary, recordlessOverhead: lost)
     }
 
@@ -312,7 +311,8 @@ final class HTTPConnectionTap: SessionStage {
                 if !overhead.contains(.handshake) { unanalysed[d] += tlsBelow.controlBytes[d] }
             }
         }
-        return HTTPConnectionEnd(builder: builder, overhead: overhead, unanalysed: unanalysed)
+        return HTTPConnectionEnd(
+            builder: builder, overhead: overhead, hasRecords: records.count > 0, unanalysed: unanalysed)
     }
 
     /// A finished cleartext tap without `--overhead` needs nothing more until the connection ends: late packets
@@ -321,7 +321,7 @@ final class HTTPConnectionTap: SessionStage {
     /// attribution still waits for late ACKs and the teardown.
     func lingeringStage() -> (any SessionStage)? {
         guard overhead.isEmpty, !decrypted, parser == nil, http2 == nil, undecided == nil else { return nil }
-        return FinishedHTTPConnection(end: end, hasRecords: records.count > 0)
+        return FinishedHTTPConnection(end: end)
     }
 }
 
@@ -329,12 +329,18 @@ final class HTTPConnectionTap: SessionStage {
 struct HTTPConnectionEnd {
     let builder: ReportBuilder
     let overhead: OverheadOptions
+    let hasRecords: Bool
     /// Per direction: captured bytes in no record (non-HTTP stretches, and below TLS its framing and records that
     /// were not read), and TLS control records when `--overhead` leaves out the handshake.
     let unanalysed: PerDirection
 
     /// `recordlessOverhead`: overhead the connection's records could not take (`SessionRecords.connectionEnded`).
     func count(_ summary: TCPConnectionSummary, recordlessOverhead: Int) {
+        guard hasRecords else {
+            // A connection that made no record: all of its frames are non-HTTP.
+            builder.summary.nonHTTPFrameBytes += summary.clientToServer.frameBytes + summary.serverToClient.frameBytes
+            return
+        }
         var unattributed = recordlessOverhead
         for direction in Direction.allCases {
             unattributed += summary[direction].unattributedFrameBytes(
@@ -343,11 +349,6 @@ struct HTTPConnectionEnd {
         }
         builder.summary.unattributedFrameBytes += unattributed
     }
-
-    /// A connection that made no record: all of its frames are non-HTTP.
-    static func countWithoutRecords(_ summary: TCPConnectionSummary, into builder: ReportBuilder) {
-        builder.summary.nonHTTPFrameBytes += summary.clientToServer.frameBytes + summary.serverToClient.frameBytes
-    }
 }
 
 /// A finished `HTTPConnectionTap`'s stand-in while its closed connection lingers (`lingeringStage`), instead of the
@@ -355,23 +356,13 @@ struct HTTPConnectionEnd {
 /// with the 3 627 connections of the 100 MiB API bench capture lingering: 14.8 → 12.4 MB).
 final class FinishedHTTPConnection: SessionStage {
     private let end: HTTPConnectionEnd
-    private let hasRecords: Bool
 
-    init(end: HTTPConnectionEnd, hasRecords: Bool) {
-        self.end = end
-        self.hasRecords = hasRecords
-    }
+    init(end: HTTPConnectionEnd) { self.end = end }
 
     // After `finish` the tap ignored bytes, gaps and packets too (no parser, no ledger without `--overhead`).
     func receive(_ bytes: UnsafeRawBufferPointer, direction: Direction, span: WireSpan) {}
     func skip(_ byteCount: Int, direction: Direction, time: CaptureTime) {}
     func finish(time: CaptureTime) {}
 
-    func connectionEnded(_ summary: TCPConnectionSummary) {
-        guard hasRecords else {
-            HTTPConnectionEnd.countWithoutRecords(summary, into: end.builder)
-            return
-        }
-        end.count(summary, recordlessOverhead: 0)
-    }
+    func connectionEnded(_ summary: TCPConnectionSummary) { end.count(summary, recordlessOverhead: 0) }
 }

@@ -149,12 +149,19 @@ import TrafficHTTP2
             [(HTTP2ConnectionParser.detector, { make($0, .http2) })], fallback: { make($0, .http1) })
         let reassembler = TCPReassembler(
             makeHandler: { TCPSession(info: $0, stages: stages) }, connectionEnded: { _ in })
-        _ = try CaptureAnalysis.read(path: path, options: AnalysisOptions(), into: HoldingSink(reassembler), progress: nil)
+        let analysis = try CaptureAnalysis.read(
+            path: path, options: AnalysisOptions(), into: HoldingSink(reassembler), progress: nil)
         let lingering = reassembler.openConnections
         let freed = made.taps.filter { $0.tap == nil }.count
         reassembler.finish()
         let report = builder.build(
             captures: [CaptureSummary(path: path, linkType: "EN10MB")], anomalies: [:], warnings: [])
+        // Issue 6's equation against the capture's own frame lengths (libpcap's, not the stages'): every frame
+        // byte is in a record, non-HTTP, non-TCP or unattributed.
+        let summary = report.summary
+        let recorded = report.totals.request.wireBytes + report.totals.response.wireBytes
+        #expect(recorded + summary.nonHTTPFrameBytes + analysis.summary.nonTCPFrameBytes + summary.unattributedFrameBytes
+            == analysis.summary.frameBytes, "\(sample)")
         return (made.taps.count, freed, lingering, report)
     }
 
